@@ -1,0 +1,93 @@
+# utap — top-level build.
+#
+#   make            build utap and the guest init (build/)
+#   make deps       install every Debian package the build, the demo and the tests need
+#   make demo       run a real script in a throwaway QEMU guest
+#   make check      unit tests (sanitizers) + guest tests; prints "N passed, M failed"
+#   make bench      measurements, printed as ratios against the alternative
+#   make install    PREFIX=/usr/local DESTDIR=
+#
+# Each component adds its sources and tests in mk/*.mk so parts can grow apart.
+
+PREFIX  ?= /usr/local
+DESTDIR ?=
+CC      ?= gcc
+B       := build
+
+WARN     := -Wall -Wextra -Werror -Wno-unused-parameter
+CSTD     := -std=c11 -D_GNU_SOURCE
+OPT      ?= -O2 -g
+CFLAGS_UTAP := $(CSTD) $(WARN) $(OPT) -Itranslator -Iruntime
+LIBS_UTAP   := -ldw -lelf -llzma -lz
+
+# Unit tests and fuzzers compile the runtime's pure core in user space.
+SAN          := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+CFLAGS_UNIT  := $(CSTD) $(WARN) -O1 -g $(SAN) -Iruntime -Itranslator -Itestsuite/unit
+FUZZ_CC      := clang
+CFLAGS_FUZZ  := $(CSTD) -O1 -g -fsanitize=fuzzer,address,undefined -Iruntime -Itranslator
+
+UTAP_SRCS   :=
+UNIT_TESTS  :=
+FUZZERS     :=
+ALL_EXTRA   :=
+
+include $(sort $(wildcard mk/*.mk))
+
+.PHONY: all deps demo check check-unit check-vm bench install clean fuzz
+all: $(B)/utap $(ALL_EXTRA)
+
+UTAP_OBJS := $(patsubst %.c,$(B)/obj/%.o,$(UTAP_SRCS))
+
+$(B)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_UTAP) -MMD -MP -c -o $@ $<
+
+$(B)/utap: $(UTAP_OBJS)
+	$(CC) $(OPT) -o $@ $^ $(LIBS_UTAP)
+
+-include $(UTAP_OBJS:.o=.d)
+
+# unit test NAME is built from $(NAME_SRCS) (plus $(NAME_LIBS)) into build/unit/NAME
+define unit_template
+$(B)/unit/$(1): $$($(1)_SRCS) $$(wildcard testsuite/unit/*.h)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(CFLAGS_UNIT) $$($(1)_CFLAGS) -o $$@ $$($(1)_SRCS) $$($(1)_LIBS)
+endef
+$(foreach t,$(UNIT_TESTS),$(eval $(call unit_template,$(t))))
+
+define fuzz_template
+$(B)/fuzz/$(1): $$($(1)_SRCS)
+	@mkdir -p $$(dir $$@)
+	$$(FUZZ_CC) $$(CFLAGS_FUZZ) $$($(1)_CFLAGS) -o $$@ $$($(1)_SRCS) $$($(1)_LIBS)
+endef
+$(foreach f,$(FUZZERS),$(eval $(call fuzz_template,$(f))))
+
+UNIT_BINS := $(addprefix $(B)/unit/,$(UNIT_TESTS))
+FUZZ_BINS := $(addprefix $(B)/fuzz/,$(FUZZERS))
+
+# Debian packages: one idempotent step for build, demo and tests.
+DEB_PKGS := build-essential gcc make libelf-dev libdw-dev liblzma-dev zlib1g-dev \
+	linux-image-amd64 linux-headers-amd64 qemu-system-x86 \
+	clang libclang-rt-14-dev llvm libcapstone-dev qemu-user valgrind lcov gdb strace
+
+deps:
+	@missing=$$(for p in $(DEB_PKGS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "utap: installing:" $$missing; \
+		DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing || \
+		{ DEBIAN_FRONTEND=noninteractive apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; }; \
+	else echo "utap: all build and test dependencies are installed"; fi
+
+check-unit: $(UNIT_BINS) $(FUZZ_BINS)
+	@testsuite/run-unit $(UNIT_BINS) -- $(FUZZ_BINS)
+
+check: deps
+	@$(MAKE) --no-print-directory all $(UNIT_BINS) $(FUZZ_BINS) testsuite-progs
+	@testsuite/run --unit "$(UNIT_BINS)" --fuzz "$(FUZZ_BINS)"
+
+fuzz: $(FUZZ_BINS)
+
+clean:
+	rm -rf $(B)
+
+-include $(UNIT_BINS:=.d)

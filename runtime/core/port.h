@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * port.h - the one header the runtime's pure core builds against.
+ *
+ * Pure code (format engine, maps, unwind-table lookup, decoders, trace
+ * encoders) includes only this header so that the same source compiles into
+ * the kernel module and into user-space unit tests and fuzzers.
+ */
+#ifndef UTAP_PORT_H
+#define UTAP_PORT_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#include <linux/string.h>
+#include <linux/stddef.h>
+#include <linux/compiler.h>
+#include <linux/errno.h>
+#else
+#include <stdint.h>
+#include <stddef.h>
+#include <stdbool.h>
+#include <string.h>
+#include <errno.h>
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef int8_t s8;
+typedef int16_t s16;
+typedef int32_t s32;
+typedef int64_t s64;
+#ifndef likely
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+#endif
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
+#endif
+
+#endif /* UTAP_PORT_H */
