@@ -1,0 +1,67 @@
+# User-space unwinder: table format, pure runtime core, builder, tests.
+#
+#   runtime/unwind/uwtab*   table validation and lookup (pure core)
+#   runtime/unwind/uwstep*  register state, one step, the walk (pure core)
+#   translator/elf/uw*      table builder (libelf/libdw)
+#   build/uwdump            dev tool: dump a file's table and stats
+
+UW_RT_SRCS    := runtime/unwind/uwtab.c runtime/unwind/uwstep.c
+UW_BUILD_SRCS := translator/elf/uwbuild.c translator/elf/uwcfi.c translator/elf/uwclass.c
+
+UTAP_SRCS += $(UW_BUILD_SRCS) runtime/unwind/uwtab.c
+ALL_EXTRA += $(B)/uwdump
+
+$(B)/uwdump: translator/elf/uwdump.c $(UW_BUILD_SRCS) $(UW_RT_SRCS) \
+		$(wildcard translator/elf/uw*.h runtime/unwind/uw*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_UTAP) -o $@ translator/elf/uwdump.c $(UW_BUILD_SRCS) $(UW_RT_SRCS) $(LIBS_UTAP)
+
+# Capture targets, built like Debian builds C: -O2 -g, no frame pointers.
+UWP     := $(B)/uwprogs
+UWP_DIR := testsuite/unit/uwprogs
+UWP_CAP := $(UWP)/uwcap.o $(UWP)/uwcap_asm.o
+UWPROGS := $(UWP)/uwp_c $(UWP)/uwp_c_fp $(UWP)/uwp_c_nopie $(UWP)/uwp_c_stripped \
+	   $(UWP)/uwp_cxx $(UWP)/uwp_dfonly
+UWP_CFLAGS := -O2 -g
+
+$(UWP)/uwcap.o: $(UWP_DIR)/uwcap.c $(UWP_DIR)/uwcap.h
+	@mkdir -p $(dir $@)
+	$(CC) $(UWP_CFLAGS) -c -o $@ $<
+
+$(UWP)/uwcap_asm.o: $(UWP_DIR)/uwcap_asm.S
+	@mkdir -p $(dir $@)
+	$(CC) -c -o $@ $<
+
+$(UWP)/uwp_c: $(UWP_DIR)/uwp_c.c $(UWP_CAP)
+	$(CC) $(UWP_CFLAGS) -o $@ $< $(UWP_CAP) -pthread
+
+$(UWP)/uwp_c_fp: $(UWP_DIR)/uwp_c.c $(UWP_CAP)
+	$(CC) $(UWP_CFLAGS) -fno-omit-frame-pointer -o $@ $< $(UWP_CAP) -pthread
+
+$(UWP)/uwp_c_nopie: $(UWP_DIR)/uwp_c.c $(UWP_CAP)
+	$(CC) $(UWP_CFLAGS) -fno-pie -no-pie -o $@ $< $(UWP_CAP) -pthread
+
+$(UWP)/uwp_c_stripped: $(UWP)/uwp_c
+	strip -o $@ $<
+
+$(UWP)/uwp_cxx: $(UWP_DIR)/uwp_cxx.cc $(UWP_CAP)
+	$(CXX) $(UWP_CFLAGS) -o $@ $< $(UWP_CAP)
+
+# CFI only in .debug_frame (never run, only read)
+$(UWP)/uwp_dfonly: $(UWP_DIR)/uwp_c.c $(UWP_CAP)
+	$(CC) $(UWP_CFLAGS) -fno-asynchronous-unwind-tables -o $@.tmp $< $(UWP_CAP) -pthread
+	objcopy --remove-section=.eh_frame --remove-section=.eh_frame_hdr $@.tmp $@ 2>/dev/null
+	rm -f $@.tmp
+
+UW_TEST_SRCS := $(UW_BUILD_SRCS) $(UW_RT_SRCS)
+
+UNIT_TESTS += test_uwcapture
+test_uwtab_SRCS     := testsuite/unit/test_uwtab.c $(UW_TEST_SRCS)
+test_uwtab_LIBS     := -ldw -lelf
+test_uwstep_SRCS    := testsuite/unit/test_uwstep.c $(UW_RT_SRCS)
+test_uwbuild_SRCS   := testsuite/unit/test_uwbuild.c $(UW_TEST_SRCS)
+test_uwbuild_LIBS   := -ldw -lelf
+test_uwcapture_SRCS := testsuite/unit/test_uwcapture.c $(UWP_DIR)/uwsnap.c $(UW_TEST_SRCS)
+test_uwcapture_LIBS := -ldw -lelf
+
+$(B)/unit/test_uwbuild $(B)/unit/test_uwcapture: $(UWPROGS) $(wildcard $(UWP_DIR)/*.h)

@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uwstep.c - table-driven user stack unwinding: one step and the walk.
+ *
+ * A step finds the row for the frame's pc, computes the CFA from the row's
+ * rule, loads the return address and the callee-saved registers the rule
+ * saved (usually with one read of the frame's save area), and checks that
+ * the result is sane before it becomes the caller's state.
+ *
+ * Pure core: port.h only, every memory access goes through the reader.
+ */
+#include "unwind/uwstep.h"
+
+static const char *const stop_names[UW_NR_STOPS] = {
+	[UW_STOP_NONE]		= "none",
+	[UW_STOP_END]		= "end of stack",
+	[UW_STOP_PC_ZERO]	= "zero return address",
+	[UW_STOP_MAX_FRAMES]	= "frame limit",
+	[UW_STOP_NO_REGS]	= "no user registers",
+	[UW_STOP_NO_MODULE]	= "pc outside known mappings",
+	[UW_STOP_NO_TABLE]	= "no unwind data",
+	[UW_STOP_UNKNOWN_REG]	= "register unknown",
+	[UW_STOP_READ_FAULT]	= "stack not readable",
+	[UW_STOP_CFA_NOT_ABOVE]	= "stack pointer not increasing",
+	[UW_STOP_CFA_ALIGN]	= "stack pointer misaligned",
+};
+
+const char *uw_stop_name(enum uw_stop stop)
+{
+	return (unsigned int)stop < UW_NR_STOPS ? stop_names[stop] : "?";
+}
+
+static const u8 saved_regs[UWT_NR_SAVED] = UWT_SAVED_REGS;
+
+/* rt_sigframe gregs order -> DWARF register number */
+static const u8 greg_regs[UWT_SIGFRAME_NR_GREGS] = {
+	UWT_R8, UWT_R9, UWT_R10, UWT_R11, UWT_R12, UWT_R13, UWT_R14, UWT_R15,
+	UWT_RDI, UWT_RSI, UWT_RBP, UWT_RBX, UWT_RDX, UWT_RAX, UWT_RCX,
+	UWT_RSP, UWT_RIP,
+};
+
+/* The largest save area read at once; bigger spans use one read per slot. */
+#define SAVE_WINDOW	64
+
+static bool get_reg(const struct uw_regs *r, unsigned int reg, u64 *v)
+{
+	if (reg >= UWT_NR_REGS || !uw_known(r, reg))
+		return false;
+	*v = r->val[reg];
+	return true;
+}
+
+static int read_u64(uw_read_fn read, void *ctx, u64 addr, u64 *v)
+{
+	return read(ctx, addr, v, sizeof(*v));
+}
+
+static enum uw_stop rule_cfa(const struct uwt_rule *rule,
+			     const struct uw_regs *regs, uw_read_fn read,
+			     void *ctx, u64 *cfa)
+{
+	u64 base, v;
+
+	switch (rule->kind) {
+	case UWT_CFA_REG:
+		if (!get_reg(regs, rule->cfa_reg, &base))
+			return UW_STOP_UNKNOWN_REG;
+		*cfa = base + (s64)rule->cfa_off;
+		return UW_STOP_NONE;
+	case UWT_CFA_DEREF:
+		if (!get_reg(regs, rule->cfa_reg, &base))
+			return UW_STOP_UNKNOWN_REG;
+		if (read_u64(read, ctx, base + (s64)rule->cfa_off, &v))
+			return UW_STOP_READ_FAULT;
+		*cfa = v + (s64)rule->cfa_off2;
+		return UW_STOP_NONE;
+	case UWT_PLT:
+		/* after the lazy entry's push, one more word is on the stack */
+		if (!get_reg(regs, UWT_RSP, &base) ||
+		    !get_reg(regs, UWT_RIP, &v))
+			return UW_STOP_UNKNOWN_REG;
+		*cfa = base + 8 + ((v & 15) >= (u64)rule->cfa_off2 ? 8 : 0);
+		return UW_STOP_NONE;
+	default:
+		return UW_STOP_NO_TABLE;
+	}
+}
+
+/*
+ * The CFA-relative words a rule loads (the RA and AT_CFA save slots) sit
+ * together just below the CFA. Read them with one call when they fit in
+ * SAVE_WINDOW; WIN then holds the words from CFA + *LO on.
+ */
+static bool read_save_area(const struct uwt_rule *rule, u64 cfa,
+			   uw_read_fn read, void *ctx, u64 *win, s32 *lo)
+{
+	s32 min = rule->ra_off, max = rule->ra_off;
+	int i;
+
+	for (i = 0; i < UWT_NR_SAVED; i++) {
+		if (UWT_SAVE_KIND(rule->save_how[i]) != UWT_SAVE_AT_CFA)
+			continue;
+		if (rule->save_off[i] < min)
+			min = rule->save_off[i];
+		if (rule->save_off[i] > max)
+			max = rule->save_off[i];
+	}
+	if (max - min + 8 > SAVE_WINDOW)
+		return false;
+	*lo = min;
+	return read(ctx, cfa + (s64)min, win, max - min + 8) == 0;
+}
+
+/* A word at CFA + OFF, from the window when it holds it. */
+static int cfa_word(u64 cfa, s32 off, const u64 *win, s32 lo, bool have_win,
+		    uw_read_fn read, void *ctx, u64 *v)
+{
+	if (have_win && off >= lo && ((off - lo) & 7) == 0 &&
+	    off - lo < SAVE_WINDOW) {
+		*v = win[(off - lo) / 8];
+		return 0;
+	}
+	return read_u64(read, ctx, cfa + (s64)off, v);
+}
+
+/* The caller's value of saved register slot I; unknown when not recoverable. */
+static void restore_saved(const struct uwt_rule *rule, int i, u64 cfa,
+			  const struct uw_regs *in, struct uw_regs *out,
+			  const u64 *win, s32 lo, bool have_win,
+			  uw_read_fn read, void *ctx)
+{
+	unsigned int reg = saved_regs[i], src = UWT_SAVE_REG(rule->save_how[i]);
+	s16 off = rule->save_off[i];
+	u64 v;
+
+	switch (UWT_SAVE_KIND(rule->save_how[i])) {
+	case UWT_SAVE_SAME:
+		if (get_reg(in, reg, &v))
+			uw_set(out, reg, v);
+		break;
+	case UWT_SAVE_AT_CFA:
+		/* a fault here only loses this register, not the frame */
+		if (!cfa_word(cfa, off, win, lo, have_win, read, ctx, &v))
+			uw_set(out, reg, v);
+		break;
+	case UWT_SAVE_VAL_CFA:
+		uw_set(out, reg, cfa + off);
+		break;
+	case UWT_SAVE_IN_REG:
+		if (get_reg(in, src, &v))
+			uw_set(out, reg, v);
+		break;
+	case UWT_SAVE_AT_REG:
+		if (get_reg(in, src, &v) && !read_u64(read, ctx, v + off, &v))
+			uw_set(out, reg, v);
+		break;
+	default:		/* UWT_SAVE_UNDEF */
+		break;
+	}
+}
+
+/* __restore_rt: every register comes back from the interrupted context. */
+static enum uw_stop signal_step(struct uw_regs *regs, u32 *flags,
+				uw_read_fn read, void *ctx)
+{
+	u64 gregs[UWT_SIGFRAME_NR_GREGS], sp;
+	int i;
+
+	if (!get_reg(regs, UWT_RSP, &sp))
+		return UW_STOP_UNKNOWN_REG;
+	if (read(ctx, sp + UWT_SIGFRAME_GREGS, gregs, sizeof(gregs)))
+		return UW_STOP_READ_FAULT;
+	regs->known = 0;
+	for (i = 0; i < UWT_SIGFRAME_NR_GREGS; i++)
+		uw_set(regs, greg_regs[i], gregs[i]);
+	/* the interrupted pc is exact; its stack may be another one */
+	*flags = UW_FRAME_EXACT_PC | UW_FRAME_SIGNAL;
+	return UW_STOP_NONE;
+}
+
+/* The caller's SP must lie above ours (stacks grow down) and be aligned. */
+static enum uw_stop check_caller_sp(const struct uwt_rule *rule,
+				    const struct uw_regs *in, u64 new_sp)
+{
+	u64 old_sp = in->val[UWT_RSP];
+
+	if (new_sp & 7)
+		return UW_STOP_CFA_ALIGN;
+	if (new_sp > old_sp)
+		return UW_STOP_NONE;
+	/* __vfork popped its RA into a register: the SP may stay put */
+	if (new_sp == old_sp && rule->ra_how == UWT_RA_IN_REG)
+		return UW_STOP_NONE;
+	return UW_STOP_CFA_NOT_ABOVE;
+}
+
+static enum uw_stop caller_ra(const struct uwt_rule *rule,
+			      const struct uw_regs *in, u64 cfa, const u64 *win,
+			      s32 lo, bool have_win, uw_read_fn read,
+			      void *ctx, u64 *ra)
+{
+	if (rule->ra_how == UWT_RA_IN_REG)
+		return get_reg(in, rule->ra_reg, ra) ? UW_STOP_NONE :
+						       UW_STOP_UNKNOWN_REG;
+	if (cfa_word(cfa, rule->ra_off, win, lo, have_win, read, ctx, ra))
+		return UW_STOP_READ_FAULT;
+	return UW_STOP_NONE;
+}
+
+enum uw_stop uw_apply_rule(const struct uwt_rule *rule, struct uw_regs *regs,
+			   u32 *flags, uw_read_fn read, void *ctx)
+{
+	struct uw_regs out = { .known = 0 };
+	u64 cfa, ra, sp, win[SAVE_WINDOW / 8];
+	bool have_win = false;
+	enum uw_stop stop;
+	s32 lo = 0;
+	int i;
+
+	if (rule->kind == UWT_SIGNAL)
+		return signal_step(regs, flags, read, ctx);
+	if (rule->ra_how == UWT_RA_UNDEF)
+		return UW_STOP_END;
+	stop = rule_cfa(rule, regs, read, ctx, &cfa);
+	if (stop)
+		return stop;
+	if (rule->ra_how == UWT_RA_AT_CFA)
+		have_win = read_save_area(rule, cfa, read, ctx, win, &lo);
+	stop = caller_ra(rule, regs, cfa, win, lo, have_win, read, ctx, &ra);
+	if (stop)
+		return stop;
+	sp = cfa;
+	if (rule->sp_reg != UWT_SP_IS_CFA && !get_reg(regs, rule->sp_reg, &sp))
+		return UW_STOP_UNKNOWN_REG;
+	stop = check_caller_sp(rule, regs, sp);
+	if (stop)
+		return stop;
+	for (i = 0; i < UWT_NR_SAVED; i++)
+		restore_saved(rule, i, cfa, regs, &out, win, lo, have_win,
+			      read, ctx);
+	uw_set(&out, UWT_RSP, sp);
+	uw_set(&out, UWT_RIP, ra);
+	*regs = out;
+	*flags = 0;
+	return UW_STOP_NONE;
+}
+
+/* The address to look up: a return address points after the call. */
+static u64 lookup_pc(const struct uw_regs *regs, u32 flags)
+{
+	u64 pc = regs->val[UWT_RIP];
+
+	return (flags & UW_FRAME_EXACT_PC) ? pc : pc - 1;
+}
+
+enum uw_stop uw_step(const void *table, u64 bias, struct uw_regs *regs,
+		     u32 *flags, uw_read_fn read, void *ctx)
+{
+	const struct uwt_rule *rule;
+
+	if (!uw_known(regs, UWT_RIP))
+		return UW_STOP_NO_REGS;
+	rule = uw_table_lookup(table, lookup_pc(regs, *flags) - bias);
+	if (!rule || rule->kind == UWT_NONE)
+		return UW_STOP_NO_TABLE;
+	return uw_apply_rule(rule, regs, flags, read, ctx);
+}
+
+/*
+ * Code without CFI (JIT, anonymous memory): trust an RBP chain only when
+ * it looks like one: the frame record at or above SP (a frame without
+ * locals has RBP == SP), aligned, and returning into known code. The new
+ * SP, RBP + 16, is then strictly above the old one.
+ */
+static bool fp_step(struct uw_regs *regs, u32 *flags,
+		    const struct uw_walk_ops *ops)
+{
+	struct uw_module mod;
+	u64 fp, sp, frame[2];
+
+	if (!get_reg(regs, UWT_RBP, &fp) || !get_reg(regs, UWT_RSP, &sp))
+		return false;
+	if (fp < sp || (fp & 7))
+		return false;
+	if (ops->read(ops->ctx, fp, frame, sizeof(frame)))
+		return false;
+	if (!frame[1] || ops->find(ops->ctx, frame[1] - 1, &mod))
+		return false;
+	regs->known = 0;
+	uw_set(regs, UWT_RBP, frame[0]);
+	uw_set(regs, UWT_RSP, fp + 16);
+	uw_set(regs, UWT_RIP, frame[1]);
+	*flags = UW_FRAME_INEXACT;
+	return true;
+}
+
+/* Step out of the frame at the current pc, using whatever describes it. */
+static enum uw_stop walk_step(struct uw_regs *regs, u32 *flags, u32 walk_flags,
+			      const struct uw_walk_ops *ops)
+{
+	u64 pc = lookup_pc(regs, *flags);
+	const struct uwt_rule *rule = NULL;
+	struct uw_module mod;
+	enum uw_stop stop;
+
+	if (ops->find(ops->ctx, pc, &mod))
+		stop = UW_STOP_NO_MODULE;
+	else if (mod.table && (rule = uw_table_lookup(mod.table, pc - mod.bias)) &&
+		 rule->kind != UWT_NONE)
+		return uw_apply_rule(rule, regs, flags, ops->read, ops->ctx);
+	else
+		stop = UW_STOP_NO_TABLE;
+	if ((walk_flags & UW_WALK_FP_FALLBACK) && fp_step(regs, flags, ops))
+		return UW_STOP_NONE;
+	return stop;
+}
+
+void uw_walk(const struct uw_regs *start, u32 flags,
+	     const struct uw_walk_ops *ops, struct uw_trace *tr)
+{
+	struct uw_regs regs = *start;
+	u32 fflags = (flags & UW_WALK_PC_IS_RA) ? 0 : UW_FRAME_EXACT_PC;
+	enum uw_stop stop = UW_STOP_NONE;
+
+	tr->nr = 0;
+	tr->inexact = 0;
+	tr->stop_pc = 0;
+	if (!uw_known(&regs, UWT_RIP) || !uw_known(&regs, UWT_RSP)) {
+		tr->stop = UW_STOP_NO_REGS;
+		return;
+	}
+	while (!stop) {
+		u64 pc = regs.val[UWT_RIP];
+
+		if (!pc) {
+			stop = UW_STOP_PC_ZERO;
+			break;
+		}
+		if (tr->nr == tr->max) {
+			/* one more step tells a full stack from a cut one */
+			stop = walk_step(&regs, &fflags, flags, ops);
+			stop = stop == UW_STOP_END ? stop : UW_STOP_MAX_FRAMES;
+			break;
+		}
+		if (tr->frame_flags)
+			tr->frame_flags[tr->nr] = fflags;
+		tr->pcs[tr->nr++] = pc;
+		tr->inexact += !!(fflags & UW_FRAME_INEXACT);
+		tr->stop_pc = pc;
+		stop = walk_step(&regs, &fflags, flags, ops);
+		if (!stop && ops->fixup_ra && !(fflags & UW_FRAME_SIGNAL))
+			regs.val[UWT_RIP] = ops->fixup_ra(ops->ctx,
+							  regs.val[UWT_RIP],
+							  regs.val[UWT_RSP]);
+	}
+	tr->stop = stop;
+}

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * uwtab_format.h - the on-disk/in-kernel format of a user unwind table.
+ *
+ * One table ("blob") describes one ELF file. The translator builds it from
+ * the file's CFI (translator/elf/uwbuild.c); the module only validates it
+ * (uwtab.c) and applies its rows (uwstep.c). Addresses are file-relative
+ * (ELF vaddr); the runtime subtracts a mapping's load bias before a lookup,
+ * so one table serves every mapping of that file in every process.
+ *
+ * Layout, all fields little-endian, every array naturally aligned:
+ *
+ *   struct uwt_header
+ *   struct uwt_rule   rules[nr_rules]       interned, deduplicated rules
+ *   u32               blocks[nr_blocks + 1] first row of each text block
+ *   struct uwt_row    rows[nr_rows]         (block-relative start, rule)
+ *
+ * The text range [text_start, text_end) is cut into blocks of
+ * 1 << block_shift bytes. blocks[b] is the index of the first row that
+ * starts at or after the start of block b, so the rows that start inside
+ * block b are rows[blocks[b] .. blocks[b + 1] - 1], and their 16-bit
+ * offsets are relative to the block start. The row covering a pc is the
+ * last of those with off <= pc's offset, or, when there is none, the row
+ * just before them (it started in an earlier block). Row 0 starts at
+ * text_start. A lookup touches the block index (1 line), the rows of one
+ * block (usually 1 line) and one rule: at most 3 cache misses.
+ *
+ * Row rules say how to compute the caller's frame from this frame:
+ *   CFA  = base register + cfa_off              (UWT_CFA_REG)
+ *   CFA  = *(base register + cfa_off) + cfa_off2 (UWT_CFA_DEREF: DRAP)
+ *   CFA  = RSP + 8, + 8 more when (pc & 15) >= cfa_off2 (UWT_PLT)
+ *   everything from the rt_sigframe ucontext at RSP + 40 (UWT_SIGNAL)
+ *   no CFI here (UWT_NONE)
+ * then RA at CFA + ra_off, or in a register (__vfork), or undefined, which
+ * ends the stack (_start, clone, clone3). The caller's RSP is the CFA
+ * unless sp_reg names a register holding it. RBX, RBP and R12-R15 follow
+ * their save rule: same value, undefined, saved at CFA + off, equal to
+ * CFA + off, copied from a register, or saved at register + off.
+ */
+#ifndef UTAP_UWTAB_FORMAT_H
+#define UTAP_UWTAB_FORMAT_H
+
+#include "core/port.h"
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "uwtab tables are little-endian; add byte swapping for this host"
+#endif
+
+#define UWT_MAGIC		0x31545755u	/* "UWT1" */
+#define UWT_VERSION		1
+#define UWT_BUILD_ID_MAX	32
+#define UWT_MIN_BLOCK_SHIFT	4
+#define UWT_MAX_BLOCK_SHIFT	16
+#define UWT_MAX_RULES		0xffffu
+#define UWT_MAX_SIZE		(256u << 20)	/* no real file needs more */
+
+/* header flags: where the rows came from */
+#define UWT_F_EH_FRAME		0x1u
+#define UWT_F_DEBUG_FRAME	0x2u
+#define UWT_F_SYNTH_PLT		0x4u	/* PLT rows made from section headers */
+#define UWT_F_ALL		0x7u
+
+struct uwt_header {
+	u32 magic;
+	u16 version;
+	u16 header_size;	/* sizeof(struct uwt_header) */
+	u32 flags;		/* UWT_F_* */
+	u32 total_size;		/* bytes of the whole blob */
+	u64 text_start;		/* file vaddr of the first covered byte */
+	u64 text_end;		/* first byte past the covered range */
+	u32 nr_rules;
+	u32 nr_blocks;		/* ceil((text_end - text_start) >> block_shift) */
+	u32 nr_rows;
+	u32 rules_off;		/* byte offsets from the start of the blob */
+	u32 blocks_off;
+	u32 rows_off;
+	u8 block_shift;
+	u8 build_id_len;
+	u16 reserved;		/* 0 */
+	u8 build_id[UWT_BUILD_ID_MAX];
+	u32 reserved2;		/* 0; keeps the header free of implicit padding */
+};
+
+/* DWARF register numbers of x86-64, as used in rules and struct uw_regs */
+enum uwt_reg {
+	UWT_RAX, UWT_RDX, UWT_RCX, UWT_RBX, UWT_RSI, UWT_RDI, UWT_RBP, UWT_RSP,
+	UWT_R8, UWT_R9, UWT_R10, UWT_R11, UWT_R12, UWT_R13, UWT_R14, UWT_R15,
+	UWT_RIP,
+	UWT_NR_REGS
+};
+
+enum uwt_kind {
+	UWT_NONE,		/* no usable CFI covers this range */
+	UWT_CFA_REG,		/* CFA = reg + cfa_off */
+	UWT_CFA_DEREF,		/* CFA = *(reg + cfa_off) + cfa_off2 */
+	UWT_PLT,		/* lazy .plt entry, threshold in cfa_off2 */
+	UWT_SIGNAL,		/* glibc __restore_rt: registers from the ucontext */
+	UWT_NR_KINDS
+};
+
+enum uwt_ra {
+	UWT_RA_AT_CFA,		/* RA = *(CFA + ra_off) */
+	UWT_RA_IN_REG,		/* RA = value of ra_reg (__vfork) */
+	UWT_RA_UNDEF,		/* end of stack (_start, clone, clone3) */
+	UWT_NR_RA
+};
+
+/* The callee-saved registers a rule carries a save rule for, in slot order. */
+#define UWT_NR_SAVED 6
+#define UWT_SAVED_REGS { UWT_RBX, UWT_RBP, UWT_R12, UWT_R13, UWT_R14, UWT_R15 }
+
+enum uwt_save {
+	UWT_SAVE_SAME,		/* unchanged: the caller's value is this frame's */
+	UWT_SAVE_UNDEF,		/* not recoverable */
+	UWT_SAVE_AT_CFA,	/* *(CFA + off) */
+	UWT_SAVE_VAL_CFA,	/* CFA + off */
+	UWT_SAVE_IN_REG,	/* the value of register reg in this frame */
+	UWT_SAVE_AT_REG,	/* *(reg + off), reg's value in this frame */
+	UWT_NR_SAVE
+};
+
+/* save_how[i] packs the kind (low nibble) and the register (high nibble) */
+#define UWT_SAVE_KIND(how)	((how) & 0xf)
+#define UWT_SAVE_REG(how)	((how) >> 4)
+#define UWT_SAVE_HOW(kind, reg)	((u8)((kind) | ((reg) << 4)))
+
+#define UWT_SP_IS_CFA		0xff	/* sp_reg: caller's RSP is the CFA */
+
+/* The kernel's rt_sigframe as seen by __restore_rt (pretcode popped). */
+#define UWT_SIGFRAME_GREGS	40	/* uc_mcontext.gregs at RSP + 40 */
+#define UWT_SIGFRAME_NR_GREGS	17	/* R8..R15 RDI RSI RBP RBX RDX RAX RCX RSP RIP */
+
+struct uwt_rule {
+	u8 kind;		/* enum uwt_kind */
+	u8 cfa_reg;		/* CFA base for CFA_REG/CFA_DEREF */
+	u8 ra_how;		/* enum uwt_ra */
+	u8 ra_reg;		/* RA_IN_REG: the register */
+	s32 cfa_off;
+	s32 cfa_off2;		/* CFA_DEREF: added after the load; PLT: threshold */
+	s16 ra_off;		/* RA_AT_CFA: offset from the CFA, usually -8 */
+	u8 sp_reg;		/* UWT_SP_IS_CFA or the register holding caller RSP */
+	u8 reserved;		/* 0 */
+	u8 save_how[UWT_NR_SAVED];
+	s16 save_off[UWT_NR_SAVED];
+};
+
+struct uwt_row {
+	u16 off;		/* start, relative to its block's start */
+	u16 rule;		/* index into rules[] */
+};
+
+#endif /* UTAP_UWTAB_FORMAT_H */

@@ -1,0 +1,674 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uwbuild.c - build a utap unwind table (runtime/unwind/uwtab_format.h)
+ * from an ELF file's CFI.
+ *
+ *   1. collect the executable sections and the CFI sections;
+ *   2. evaluate every FDE row of .eh_frame, and of .debug_frame (the
+ *      file's own or its separate debuginfo's), keep the source covering
+ *      more text (uwcfi.c, uwclass.c);
+ *   3. give PLT sections without CFI their well-known rules;
+ *   4. sort, fill gaps with "no CFI" rows, let a function's last rule run
+ *      over the few padding bytes before the next one, merge equal
+ *      neighbours, intern the rules, and lay out the blob.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <gelf.h>
+#include <elfutils/libdwelf.h>
+#include "elf/uwbuild_int.h"
+#include "unwind/uwtab.h"
+
+/* Padding between functions up to this size inherits the previous rule. */
+#define GAP_MERGE	15
+/* Text spans needing more blocks than this are refused (hostile CFI). */
+#define MAX_BLOCKS	(1u << 24)
+
+struct exec_scn {
+	uint64_t addr, size;
+	const char *name;
+};
+
+struct elf_layout {
+	struct exec_scn *exec;
+	size_t nr_exec;
+	uint64_t text_bytes;
+	Elf_Scn *eh_frame, *debug_frame;
+	size_t eh_frame_bytes;	/* .eh_frame + .eh_frame_hdr */
+	bool has_plt_sec;	/* .plt.sec present: .plt uses the IBT layout */
+};
+
+/* A row of the final table before interning. */
+struct out_row {
+	uint64_t start;
+	struct uwt_rule rule;
+};
+
+struct out_rows {
+	struct out_row *v;
+	size_t n, cap;
+	uint64_t text_start, text_end, covered;
+	unsigned int plt_synth;
+};
+
+__attribute__((format(printf, 3, 4)))
+static int fail(char *err, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && n) {
+		va_start(ap, fmt);
+		vsnprintf(err, n, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+static int add_exec(struct elf_layout *lay, const GElf_Shdr *sh, const char *name)
+{
+	struct exec_scn *v = realloc(lay->exec, (lay->nr_exec + 1) * sizeof(*v));
+
+	if (!v)
+		return -1;
+	lay->exec = v;
+	v[lay->nr_exec++] = (struct exec_scn){ sh->sh_addr, sh->sh_size, name };
+	lay->text_bytes += sh->sh_size;
+	return 0;
+}
+
+static int scan_sections(Elf *elf, struct elf_layout *lay)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return -1;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh))
+			return -1;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!name)
+			continue;
+		if (!strcmp(name, ".eh_frame") && sh.sh_type != SHT_NOBITS)
+			lay->eh_frame = scn;
+		if (!strcmp(name, ".debug_frame") && sh.sh_type != SHT_NOBITS)
+			lay->debug_frame = scn;
+		if ((!strcmp(name, ".eh_frame") || !strcmp(name, ".eh_frame_hdr")) &&
+		    sh.sh_type != SHT_NOBITS)
+			lay->eh_frame_bytes += sh.sh_size;
+		if (!strcmp(name, ".plt.sec"))
+			lay->has_plt_sec = true;
+		if (sh.sh_type == SHT_PROGBITS && (sh.sh_flags & SHF_EXECINSTR) &&
+		    (sh.sh_flags & SHF_ALLOC) && sh.sh_size &&
+		    add_exec(lay, &sh, name))
+			return -1;
+	}
+	return 0;
+}
+
+static Elf_Scn *find_section(Elf *elf, const char *want)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name && !strcmp(name, want))
+			return scn;
+	}
+	return NULL;
+}
+
+static int rows_from_eh_frame(Elf *elf, Elf_Scn *scn, struct uwb_rows *rows)
+{
+	Dwarf_CFI *cfi = dwarf_getcfi_elf(elf);
+	int ret;
+
+	if (!cfi)
+		return 0;
+	ret = uwb_section_rows(elf, scn, true, cfi, rows);
+	dwarf_cfi_end(cfi);
+	return ret;
+}
+
+static int rows_from_debug_frame(Elf *elf, struct uwb_rows *rows)
+{
+	Elf_Scn *scn = find_section(elf, ".debug_frame");
+	Dwarf *dbg;
+	Dwarf_CFI *cfi;
+	int ret = 0;
+
+	if (!scn)
+		return 0;
+	dbg = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+	if (!dbg)
+		return 0;
+	cfi = dwarf_getcfi(dbg);
+	if (cfi)
+		ret = uwb_section_rows(elf, scn, false, cfi, rows);
+	dwarf_end(dbg);
+	return ret;
+}
+
+static int cmp_rows(const void *a, const void *b)
+{
+	const struct uwb_row *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->end > y->end) - (x->end < y->end);
+}
+
+static bool covered_at(const struct uwb_rows *rows, uint64_t addr)
+{
+	size_t i;
+
+	for (i = 0; i < rows->n; i++)
+		if (rows->v[i].start <= addr && addr < rows->v[i].end)
+			return true;
+	return false;
+}
+
+static void cfa_rsp_rule(struct uwt_rule *r, int32_t off)
+{
+	uwb_none_rule(r);
+	r->kind = UWT_CFA_REG;
+	r->cfa_reg = UWT_RSP;
+	r->cfa_off = off;
+	r->ra_how = UWT_RA_AT_CFA;
+	r->ra_off = -8;
+}
+
+/*
+ * .plt: PLT0 pushes the link map (CFA rsp+8, then rsp+16 from byte 6),
+ * the lazy entries push an index before jumping to PLT0. .plt.got and
+ * .plt.sec entries only jump: CFA = rsp + 8 throughout.
+ */
+static int synth_plt(const struct elf_layout *lay, const struct exec_scn *s,
+		     struct uwb_rows *rows)
+{
+	uint64_t end = s->addr + s->size;
+	struct uwt_rule r;
+
+	if (strcmp(s->name, ".plt") || s->size <= 16) {
+		cfa_rsp_rule(&r, 8);
+		return uwb_rows_push(rows, s->addr, end, &r);
+	}
+	cfa_rsp_rule(&r, 8);
+	if (uwb_rows_push(rows, s->addr, s->addr + 6, &r))
+		return -1;
+	cfa_rsp_rule(&r, 16);
+	if (uwb_rows_push(rows, s->addr + 6, s->addr + 16, &r))
+		return -1;
+	cfa_rsp_rule(&r, 8);
+	r.kind = UWT_PLT;
+	r.cfa_off2 = lay->has_plt_sec ? 10 : 11;
+	return uwb_rows_push(rows, s->addr + 16, end, &r);
+}
+
+static int add_plt_rows(const struct elf_layout *lay, struct uwb_rows *rows,
+			unsigned int *synth)
+{
+	size_t i, n = rows->n;
+
+	for (i = 0; i < lay->nr_exec; i++) {
+		const struct exec_scn *s = &lay->exec[i];
+		struct uwb_rows probe = { .v = rows->v, .n = n };
+
+		if (strncmp(s->name, ".plt", 4) ||
+		    (s->name[4] && strcmp(s->name, ".plt.got") &&
+		     strcmp(s->name, ".plt.sec")))
+			continue;
+		if (covered_at(&probe, s->addr))
+			continue;
+		if (synth_plt(lay, s, rows))
+			return -1;
+		(*synth)++;
+	}
+	return 0;
+}
+
+static bool same_rule(const struct uwt_rule *a, const struct uwt_rule *b)
+{
+	return !memcmp(a, b, sizeof(*a));
+}
+
+static int out_push(struct out_rows *out, uint64_t start,
+		    const struct uwt_rule *rule)
+{
+	if (out->n && same_rule(&out->v[out->n - 1].rule, rule))
+		return 0;
+	if (uwb_grow((void **)&out->v, &out->cap, out->n, sizeof(*out->v)))
+		return -1;
+	out->v[out->n++] = (struct out_row){ start, *rule };
+	return 0;
+}
+
+/* Bytes of [lo, hi) inside executable sections. */
+static uint64_t exec_overlap(const struct elf_layout *lay, uint64_t lo,
+			     uint64_t hi)
+{
+	uint64_t sum = 0;
+	size_t i;
+
+	for (i = 0; i < lay->nr_exec; i++) {
+		uint64_t a = lay->exec[i].addr, b = a + lay->exec[i].size;
+
+		a = a > lo ? a : lo;
+		b = b < hi ? b : hi;
+		if (b > a)
+			sum += b - a;
+	}
+	return sum;
+}
+
+/* Sorted CFI rows -> final rows: clip overlaps, fill and merge gaps. */
+static int merge_rows(const struct elf_layout *lay, struct uwb_rows *rows,
+		      struct out_rows *out)
+{
+	uint64_t cur = 0;
+	struct uwt_rule none;
+	size_t i;
+
+	uwb_none_rule(&none);
+	qsort(rows->v, rows->n, sizeof(*rows->v), cmp_rows);
+	for (i = 0; i < rows->n; i++) {
+		struct uwb_row *r = &rows->v[i];
+		uint64_t start = out->n && r->start < cur ? cur : r->start;
+
+		if (r->end <= start)
+			continue;	/* overlapped by earlier CFI */
+		if (!out->n) {
+			out->text_start = start;
+		} else if (start > cur) {
+			bool pad = start - cur <= GAP_MERGE &&
+				   out->v[out->n - 1].rule.kind != UWT_NONE;
+
+			if (!pad && out_push(out, cur, &none))
+				return -1;
+		}
+		if (out_push(out, start, &r->rule))
+			return -1;
+		if (r->rule.kind != UWT_NONE)
+			out->covered += exec_overlap(lay, start, r->end);
+		cur = r->end;
+	}
+	out->text_end = cur;
+	return 0;
+}
+
+/* Rule interning: open addressing over the rule bytes. */
+struct interner {
+	struct uwt_rule *rules;
+	uint32_t n;
+	uint32_t *slots;	/* index + 1; 0 = empty */
+	uint32_t mask;
+};
+
+static uint32_t rule_hash(const struct uwt_rule *r)
+{
+	const uint8_t *p = (const uint8_t *)r;
+	uint32_t h = 2166136261u;
+	size_t i;
+
+	for (i = 0; i < sizeof(*r); i++)
+		h = (h ^ p[i]) * 16777619u;
+	return h;
+}
+
+static int intern(struct interner *in, const struct uwt_rule *r, uint32_t *idx)
+{
+	uint32_t h = rule_hash(r) & in->mask;
+
+	while (in->slots[h]) {
+		if (same_rule(&in->rules[in->slots[h] - 1], r)) {
+			*idx = in->slots[h] - 1;
+			return 0;
+		}
+		h = (h + 1) & in->mask;
+	}
+	if (in->n > UWT_MAX_RULES)
+		return -1;
+	in->rules[in->n] = *r;
+	in->slots[h] = ++in->n;
+	*idx = in->n - 1;
+	return 0;
+}
+
+/* Smallest block size >= the requested one that keeps the index small. */
+static unsigned int pick_block_shift(uint64_t span, size_t nr_rows,
+				     unsigned int want)
+{
+	unsigned int shift = want;
+
+	while (shift < UWT_MAX_BLOCK_SHIFT && (span >> shift) > 4 * nr_rows + 1024)
+		shift++;
+	return shift;
+}
+
+struct layout_sizes {
+	uint32_t nr_rules, nr_blocks, nr_rows;
+	uint32_t rules_off, blocks_off, rows_off, total;
+};
+
+static void fill_header(struct uwt_header *h, const struct out_rows *rows,
+			const struct layout_sizes *ls, unsigned int shift,
+			uint32_t flags, Elf *elf)
+{
+	const void *id;
+	ssize_t len = dwelf_elf_gnu_build_id(elf, &id);
+
+	h->magic = UWT_MAGIC;
+	h->version = UWT_VERSION;
+	h->header_size = sizeof(*h);
+	h->flags = flags;
+	h->total_size = ls->total;
+	h->text_start = rows->text_start;
+	h->text_end = rows->text_end;
+	h->nr_rules = ls->nr_rules;
+	h->nr_blocks = ls->nr_blocks;
+	h->nr_rows = ls->nr_rows;
+	h->rules_off = ls->rules_off;
+	h->blocks_off = ls->blocks_off;
+	h->rows_off = ls->rows_off;
+	h->block_shift = shift;
+	if (len > 0) {
+		h->build_id_len = len > UWT_BUILD_ID_MAX ? UWT_BUILD_ID_MAX : len;
+		memcpy(h->build_id, id, h->build_id_len);
+	}
+}
+
+/* Block index and rows: row offsets are relative to their block's start. */
+static void fill_rows(void *blob, const struct out_rows *rows,
+		      const uint32_t *rule_idx, const struct layout_sizes *ls,
+		      unsigned int shift)
+{
+	uint32_t *blocks = (uint32_t *)((char *)blob + ls->blocks_off);
+	struct uwt_row *out = (struct uwt_row *)((char *)blob + ls->rows_off);
+	uint32_t b, i = 0;
+
+	for (b = 0; b < ls->nr_blocks; b++) {
+		uint64_t bstart = rows->text_start + ((uint64_t)b << shift);
+
+		while (i < ls->nr_rows && rows->v[i].start < bstart)
+			i++;
+		blocks[b] = i;
+	}
+	blocks[ls->nr_blocks] = ls->nr_rows;
+	for (i = 0; i < ls->nr_rows; i++) {
+		uint64_t off = rows->v[i].start - rows->text_start;
+
+		out[i].off = off & ((1u << shift) - 1);
+		out[i].rule = rule_idx[i];
+	}
+}
+
+static int emit_blob(const struct out_rows *rows, unsigned int want_shift,
+		     uint32_t flags, Elf *elf, struct uw_blob *blob,
+		     char *err, size_t n)
+{
+	uint64_t span = rows->text_end - rows->text_start;
+	unsigned int shift = pick_block_shift(span, rows->n, want_shift);
+	struct interner in = { 0 };
+	struct layout_sizes ls = { 0 };
+	uint32_t *rule_idx = NULL, cap = 1, none_idx;
+	struct uwt_rule none;
+	size_t i;
+	int ret = -1;
+
+	while (cap < 2 * (rows->n + 1))
+		cap <<= 1;
+	in.rules = calloc(rows->n + 1, sizeof(*in.rules));
+	in.slots = calloc(cap, sizeof(*in.slots));
+	in.mask = cap - 1;
+	rule_idx = calloc(rows->n + 1, sizeof(*rule_idx));
+	if (!in.rules || !in.slots || !rule_idx)
+		goto out;
+	uwb_none_rule(&none);
+	if (intern(&in, &none, &none_idx))	/* rule 0: "no CFI" */
+		goto out;
+	for (i = 0; i < rows->n; i++)
+		if (intern(&in, &rows->v[i].rule, &rule_idx[i])) {
+			fail(err, n, "more than %u distinct unwind rules",
+			     UWT_MAX_RULES);
+			goto out;
+		}
+	if ((span >> shift) >= MAX_BLOCKS) {
+		fail(err, n, "CFI text range too large (%#llx bytes)",
+		     (unsigned long long)span);
+		goto out;
+	}
+	ls.nr_rules = in.n;
+	ls.nr_rows = rows->n;
+	ls.nr_blocks = (span >> shift) + !!(span & ((1ull << shift) - 1));
+	ls.rules_off = sizeof(struct uwt_header);
+	ls.blocks_off = ls.rules_off + ls.nr_rules * sizeof(struct uwt_rule);
+	ls.rows_off = ls.blocks_off + (ls.nr_blocks + 1) * sizeof(uint32_t);
+	ls.total = ls.rows_off + ls.nr_rows * sizeof(struct uwt_row);
+	blob->data = calloc(1, ls.total);
+	if (!blob->data)
+		goto out;
+	blob->len = ls.total;
+	fill_header(blob->data, rows, &ls, shift, flags, elf);
+	memcpy((char *)blob->data + ls.rules_off, in.rules,
+	       ls.nr_rules * sizeof(struct uwt_rule));
+	fill_rows(blob->data, rows, rule_idx, &ls, shift);
+	ret = 0;
+out:
+	free(in.rules);
+	free(in.slots);
+	free(rule_idx);
+	return ret;
+}
+
+/* Rows of one CFI source turned into final rows, PLT sections included. */
+static int finish_source(const struct elf_layout *lay, struct uwb_rows *rows,
+			 struct out_rows *out)
+{
+	if (add_plt_rows(lay, rows, &out->plt_synth))
+		return -1;
+	return merge_rows(lay, rows, out);
+}
+
+static void fill_stats(struct uw_build_stats *st, const struct elf_layout *lay,
+		       const struct uwb_rows *src, const struct out_rows *out,
+		       const struct uw_blob *blob, const char *source)
+{
+	const struct uwt_header *h = blob->data;
+
+	memset(st, 0, sizeof(*st));
+	st->fdes = src->fdes;
+	st->bad_fdes = src->bad_fdes;
+	st->cfi_rows = src->cfi_rows;
+	st->unsupported_rows = src->unsupported_rows;
+	st->unsupported_bytes = src->unsupported_bytes;
+	st->partial_rows = src->partial_rows;
+	st->plt_synth = out->plt_synth;
+	st->rows = h->nr_rows;
+	st->rules = h->nr_rules;
+	st->text_bytes = lay->text_bytes;
+	st->covered_bytes = out->covered;
+	st->bytes = blob->len;
+	st->eh_frame_bytes = lay->eh_frame_bytes;
+	st->source = source;
+}
+
+static int check_elf(Elf *elf, char *err, size_t n)
+{
+	GElf_Ehdr eh;
+
+	if (!elf || elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh))
+		return fail(err, n, "not an ELF file");
+	if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_machine != EM_X86_64)
+		return fail(err, n, "not an x86-64 ELF file");
+	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)
+		return fail(err, n, "not an executable or shared object");
+	return 0;
+}
+
+struct source {
+	struct uwb_rows rows;
+	struct out_rows out;
+	const char *name;
+	uint32_t flags;
+};
+
+static void source_free(struct source *s)
+{
+	uwb_rows_free(&s->rows);
+	free(s->out.v);
+}
+
+static int build_source(const struct elf_layout *lay, Elf *elf, bool eh,
+			struct source *s)
+{
+	int ret;
+
+	s->name = eh ? "eh_frame" : "debug_frame";
+	s->flags = eh ? UWT_F_EH_FRAME : UWT_F_DEBUG_FRAME;
+	if (eh)
+		ret = lay->eh_frame ? rows_from_eh_frame(elf, lay->eh_frame,
+							 &s->rows) : 0;
+	else
+		ret = elf ? rows_from_debug_frame(elf, &s->rows) : 0;
+	return ret ? ret : finish_source(lay, &s->rows, &s->out);
+}
+
+int uw_build_elf(Elf *elf, Elf *debug, const struct uw_build_opts *opts,
+		 struct uw_blob *out, struct uw_build_stats *st,
+		 char *err, size_t n)
+{
+	struct elf_layout lay = { 0 };
+	struct source src[3] = { 0 };
+	struct uw_build_stats dummy;
+	struct source *best;
+	unsigned int shift = opts && opts->block_shift ? opts->block_shift :
+							  UWB_DEFAULT_BLOCK_SHIFT;
+	int i, ret = -1;
+
+	memset(out, 0, sizeof(*out));
+	if (shift < UWT_MIN_BLOCK_SHIFT || shift > UWT_MAX_BLOCK_SHIFT)
+		return fail(err, n, "block shift %u out of range", shift);
+	if (check_elf(elf, err, n))
+		return -1;
+	if (scan_sections(elf, &lay)) {
+		fail(err, n, "cannot read section headers: %s", elf_errmsg(-1));
+		goto done;
+	}
+	if (build_source(&lay, elf, true, &src[0]) ||
+	    build_source(&lay, elf, false, &src[1]) ||
+	    build_source(&lay, debug, false, &src[2])) {
+		fail(err, n, "out of memory reading CFI");
+		goto done;
+	}
+	best = &src[0];
+	for (i = 1; i < 3; i++)
+		if (src[i].out.covered > best->out.covered)
+			best = &src[i];
+	if (!best->out.n)
+		best->name = "none";
+	ret = emit_blob(&best->out, shift,
+			best->flags | (best->out.plt_synth ? UWT_F_SYNTH_PLT : 0),
+			elf, out, err, n);
+	if (!ret)
+		fill_stats(st ? st : &dummy, &lay, &best->rows, &best->out,
+			   out, best->name);
+	if (!ret && uw_table_validate(out->data, out->len)) {
+		uw_blob_free(out);
+		ret = fail(err, n, "internal error: built table fails validation");
+	}
+done:
+	for (i = 0; i < 3; i++)
+		source_free(&src[i]);
+	free(lay.exec);
+	return ret;
+}
+
+/*
+ * Separate debuginfo by build-id under /usr/lib/debug/.build-id.
+ * (translator/elf/debuginfo.h will offer the full search; this small
+ * version keeps the builder independent until it lands.)
+ */
+static Elf *open_separate(Elf *elf, int *fd)
+{
+	char path[PATH_MAX];
+	const uint8_t *id;
+	ssize_t len = dwelf_elf_gnu_build_id(elf, (const void **)&id);
+	int pos, i;
+	Elf *dbg;
+
+	*fd = -1;
+	if (len < 2)
+		return NULL;
+	pos = snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/", id[0]);
+	for (i = 1; i < len && pos < (int)sizeof(path) - 8; i++)
+		pos += snprintf(path + pos, sizeof(path) - pos, "%02x", id[i]);
+	snprintf(path + pos, sizeof(path) - pos, ".debug");
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return NULL;
+	dbg = elf_begin(*fd, ELF_C_READ, NULL);
+	if (!dbg) {
+		close(*fd);
+		*fd = -1;
+	}
+	return dbg;
+}
+
+int uw_build_file(const char *path, const struct uw_build_opts *opts,
+		  struct uw_blob *out, struct uw_build_stats *st,
+		  char *err, size_t n)
+{
+	Elf *elf, *dbg = NULL;
+	int fd, dfd = -1, ret;
+
+	memset(out, 0, sizeof(*out));
+	elf_version(EV_CURRENT);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return fail(err, n, "%s: %s", path, strerror(errno));
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf) {
+		close(fd);
+		return fail(err, n, "%s: %s", path, elf_errmsg(-1));
+	}
+	if (!(opts && opts->no_separate))
+		dbg = open_separate(elf, &dfd);
+	ret = uw_build_elf(elf, dbg, opts, out, st, err, n);
+	if (ret && err && n) {
+		char msg[256];
+
+		snprintf(msg, sizeof(msg), "%s", err);
+		snprintf(err, n, "%s: %s", path, msg);
+	}
+	if (dbg)
+		elf_end(dbg);
+	if (dfd >= 0)
+		close(dfd);
+	elf_end(elf);
+	close(fd);
+	return ret;
+}
+
+void uw_blob_free(struct uw_blob *blob)
+{
+	free(blob->data);
+	blob->data = NULL;
+	blob->len = 0;
+}
