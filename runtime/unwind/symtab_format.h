@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * symtab_format.h - the byte layout of symbol and line tables, shared by the
+ * translator (which writes them from ELF files) and the runtime (which
+ * validates and searches them, possibly after receiving them from user space
+ * as untrusted bytes).
+ *
+ * Both tables are one contiguous blob: a fixed header followed by arrays at
+ * header-given offsets. All fields are in host byte order (little-endian on
+ * x86-64; a foreign order fails the magic check). The blob must start at an
+ * 8-byte aligned address and every array is naturally aligned inside it.
+ *
+ * Addresses are "file-relative": the ELF virtual address (st_value, p_vaddr).
+ * A run-time address maps to one by subtracting the mapping's load bias.
+ * Arrays hold 32-bit offsets from the header's base, so one table spans at
+ * most 4 GiB of address space.
+ *
+ * Symbol table: parallel arrays addr[] (strictly ascending) and name[]
+ * (string-table offsets). One name per address: the builder already chose
+ * among aliases. A symbol's printed size is the distance to the next entry
+ * (0 for the last one), as SystemTap prints it.
+ *
+ * Line table: parallel arrays addr[] (strictly ascending), line[] and file[].
+ * Row i covers [addr[i], addr[i+1]); the last row is always a gap. file[i]
+ * indexes files[] (string-table offsets of source path names), or is
+ * UTAP_LINE_GAP (no line information here) or UTAP_LINE_NOFILE (a line
+ * number whose file name is unknown).
+ *
+ * Bump UTAP_SYMTAB_VERSION on any change; readers reject other versions.
+ */
+#ifndef UTAP_SYMTAB_FORMAT_H
+#define UTAP_SYMTAB_FORMAT_H
+
+#include "core/port.h"
+
+#define UTAP_SYMTAB_MAGIC	0x4d595355u	/* "USYM" */
+#define UTAP_LINETAB_MAGIC	0x4e494c55u	/* "ULIN" */
+#define UTAP_SYMTAB_VERSION	1
+
+#define UTAP_SYMTAB_BUILD_ID_MAX 64
+#define UTAP_SYMTAB_MAX_SEGS	64
+
+/* utap_symtab_hdr.elf_type: the ELF e_type the table came from */
+#define UTAP_SYMTAB_ET_NONE	0	/* not from an ELF file (e.g. kallsyms) */
+#define UTAP_SYMTAB_ET_EXEC	2	/* fixed addresses: load bias 0 */
+#define UTAP_SYMTAB_ET_DYN	3	/* PIE or shared library */
+
+/* utap_symtab_seg.flags: the ELF p_flags bits */
+#define UTAP_SEG_X		0x1u
+#define UTAP_SEG_W		0x2u
+#define UTAP_SEG_R		0x4u
+
+#define UTAP_LINE_GAP		0xffffu
+#define UTAP_LINE_NOFILE	0xfffeu
+#define UTAP_LINE_MAX_FILES	0xfffdu
+
+/* One PT_LOAD segment of the ELF file (all from its program header). */
+struct utap_symtab_seg {
+	u64 vaddr;
+	u64 memsz;
+	u64 offset;
+	u64 filesz;
+	u32 flags;
+	u32 reserved;		/* 0 */
+};
+
+struct utap_symtab_hdr {
+	u32 magic;		/* UTAP_SYMTAB_MAGIC */
+	u16 version;		/* UTAP_SYMTAB_VERSION */
+	u16 hdr_size;		/* sizeof(struct utap_symtab_hdr) */
+	u32 total_size;		/* bytes in the whole blob */
+	u8 elf_type;		/* UTAP_SYMTAB_ET_* */
+	u8 build_id_len;	/* 0 = none */
+	u16 reserved;		/* 0 */
+	u64 base;		/* symbol i is at base + addr[i] */
+	u32 nsegs;
+	u32 segs_off;		/* struct utap_symtab_seg[nsegs], 8-aligned */
+	u32 nsyms;
+	u32 addr_off;		/* u32[nsyms], strictly ascending */
+	u32 name_off;		/* u32[nsyms], offsets into the string table */
+	u32 str_off;		/* string table: NUL-terminated names */
+	u32 str_size;		/* >= 1; its last byte is NUL */
+	u32 reserved2;		/* 0 */
+	u8 build_id[UTAP_SYMTAB_BUILD_ID_MAX];
+};
+
+struct utap_linetab_hdr {
+	u32 magic;		/* UTAP_LINETAB_MAGIC */
+	u16 version;		/* UTAP_SYMTAB_VERSION */
+	u16 hdr_size;		/* sizeof(struct utap_linetab_hdr) */
+	u32 total_size;
+	u8 build_id_len;
+	u8 reserved[3];		/* 0 */
+	u64 base;		/* row i starts at base + addr[i] */
+	u32 nrows;
+	u32 addr_off;		/* u32[nrows], strictly ascending */
+	u32 line_off;		/* u32[nrows] */
+	u32 file_off;		/* u16[nrows]: index into files[], GAP or NOFILE */
+	u32 nfiles;		/* <= UTAP_LINE_MAX_FILES */
+	u32 files_off;		/* u32[nfiles], offsets into the string table */
+	u32 str_off;
+	u32 str_size;		/* >= 1; its last byte is NUL */
+	u8 build_id[UTAP_SYMTAB_BUILD_ID_MAX];
+};
+
+#endif /* UTAP_SYMTAB_FORMAT_H */

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * symdump.c - developer tool: build the symbol (and line) table of an ELF
+ * file and show it, format addresses with it, or measure it.
+ *
+ *   symdump [-r ROOT] [-s] [-L] [-b] PATH [ADDR...]
+ *     -r ROOT  debug root instead of /usr/lib/debug
+ *     -s       list every symbol: address, printed size, name
+ *     -L       also build the line table (and list rows with -s)
+ *     -b       measure: build time, blob sizes, ns per lookup and per format
+ *     ADDR     file-relative addresses to print in FULL (FULLER with -L) mode
+ */
+#include "elf/symtab.h"
+#include "unwind/sym.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+struct options {
+	const char *root;
+	bool list, lines, bench;
+};
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void list_symbols(const struct utap_symtab *t)
+{
+	struct utap_sym_hit hit;
+	uint32_t i;
+
+	for (i = 0; i < t->nsyms; i++) {
+		uint64_t a = t->base + t->addr[i];
+
+		if (utap_symtab_lookup(t, a, &hit))
+			printf("%#" PRIx64 " %#" PRIx64 " %s\n", a, hit.size, hit.name);
+	}
+}
+
+static void list_rows(const struct utap_linetab *t)
+{
+	uint32_t i;
+
+	for (i = 0; i < t->nrows; i++) {
+		uint16_t f = t->file[i];
+
+		printf("%#" PRIx64 " ", t->base + t->addr[i]);
+		if (f == UTAP_LINE_GAP)
+			printf("-\n");
+		else
+			printf("%s:%u\n", f < t->nfiles ? t->str + t->files[f] : "??", t->line[i]);
+	}
+}
+
+/* Average cost of a lookup and of a FULL format over the table's own range. */
+static void bench_lookups(const struct utap_symtab *t, const struct utap_sym_ctx *ctx)
+{
+	enum { N = 1000000 };
+	struct utap_sym_hit hit;
+	uint64_t span, x = 88172645463325252ull, sink = 0;
+	char buf[512];
+	double t0;
+	int i;
+
+	if (!t->nsyms)
+		return;
+	span = (uint64_t)t->addr[t->nsyms - 1] + 1;
+	t0 = now_ms();
+	for (i = 0; i < N; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		if (utap_symtab_lookup(t, t->base + x % span, &hit))
+			sink += hit.offset;
+	}
+	printf("lookup: %.1f ns\n", (now_ms() - t0) * 1e6 / N);
+	t0 = now_ms();
+	for (i = 0; i < N; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		sink += (uint64_t)utap_sym_format(buf, sizeof(buf), t->base + x % span, ctx,
+						  UTAP_SYM_FULL);
+	}
+	printf("format FULL: %.1f ns (%" PRIu64 ")\n", (now_ms() - t0) * 1e6 / N, sink & 1);
+}
+
+static int build(const struct options *o, const char *path, struct utap_blob *sym,
+		 struct utap_blob *line)
+{
+	struct utap_debuginfo di;
+	double t0 = now_ms(), t1, t2;
+	int err;
+
+	err = utap_debuginfo_open(&di, path, o->root, UTAP_DI_ALL);
+	if (err)
+		return err;
+	err = utap_symtab_build(&di, 0, sym);
+	t1 = now_ms();
+	if (!err && o->lines)
+		err = utap_linetab_build(&di, path, line);
+	t2 = now_ms();
+	if (o->bench) {
+		printf("sources: separate %s, minidebuginfo %s\n", di.separate.path ? di.separate.path : "-",
+		       di.mini.elf ? "yes" : "no");
+		printf("symbols: %zu bytes in %.1f ms\n", sym->size, t1 - t0);
+		if (o->lines)
+			printf("lines: %zu bytes in %.1f ms\n", line->size, t2 - t1);
+	}
+	utap_debuginfo_close(&di);
+	return err;
+}
+
+static int run(const struct options *o, const char *path, char **addrs, int naddrs)
+{
+	struct utap_blob sym = { 0 }, line = { 0 };
+	struct utap_symtab st;
+	struct utap_linetab lt;
+	struct utap_sym_ctx ctx = { .path = path };
+	char buf[1024];
+	int err, i;
+
+	err = build(o, path, &sym, &line);
+	if (!err)
+		err = utap_symtab_init(&st, sym.data, sym.size);
+	if (!err && o->lines)
+		err = utap_linetab_init(&lt, line.data, line.size);
+	if (err) {
+		fprintf(stderr, "symdump: %s: %s\n", path, strerror(-err));
+		goto out;
+	}
+	ctx.syms = &st;
+	ctx.lines = o->lines ? &lt : NULL;
+	utap_symtab_extent(&st, 0, &ctx.start, &ctx.end);
+	if (o->bench)
+		printf("%u symbols, %u rows, %u files\n", st.nsyms, o->lines ? lt.nrows : 0,
+		       o->lines ? lt.nfiles : 0);
+	if (o->list)
+		list_symbols(&st);
+	if (o->list && o->lines)
+		list_rows(&lt);
+	for (i = 0; i < naddrs; i++) {
+		utap_sym_format(buf, sizeof(buf), strtoull(addrs[i], NULL, 0), &ctx,
+				o->lines ? UTAP_SYM_FULLER : UTAP_SYM_FULL);
+		fputs(buf, stdout);
+	}
+	if (o->bench)
+		bench_lookups(&st, &ctx);
+out:
+	utap_blob_free(&sym);
+	utap_blob_free(&line);
+	return err ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = { 0 };
+	int c;
+
+	while ((c = getopt(argc, argv, "r:sLb")) != -1) {
+		switch (c) {
+		case 'r': o.root = optarg; break;
+		case 's': o.list = true; break;
+		case 'L': o.lines = true; break;
+		case 'b': o.bench = true; break;
+		default:
+			fprintf(stderr, "usage: symdump [-r ROOT] [-s] [-L] [-b] PATH [ADDR...]\n");
+			return 2;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "usage: symdump [-r ROOT] [-s] [-L] [-b] PATH [ADDR...]\n");
+		return 2;
+	}
+	return run(&o, argv[optind], argv + optind + 1, argc - optind - 1);
+}

@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * symtab.c - symbol table blobs from ELF files. The rules (which table,
+ * which symbols, which alias) are in symtab.h; they reproduce the names
+ * and sizes SystemTap prints.
+ */
+#include "elf/symtab.h"
+#include "elf/symbuild.h"
+
+#include <errno.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+
+void utap_blob_free(struct utap_blob *b)
+{
+	free(b->data);
+	b->data = NULL;
+	b->size = 0;
+}
+
+/* ---- packing -------------------------------------------------------- */
+
+/* A symbol with its position in the input, so later ones win ties. */
+struct ordered_sym {
+	uint64_t addr;
+	size_t seq;
+	const char *name;
+};
+
+static int by_addr_then_seq(const void *a, const void *b)
+{
+	const struct ordered_sym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Sort SYMS by address and keep the last-given name at each address. */
+static struct ordered_sym *resolve_aliases(const struct utap_sym_in *syms, size_t n,
+					   size_t *count)
+{
+	struct ordered_sym *v = malloc((n ? n : 1) * sizeof(*v));
+	size_t i, kept = 0;
+
+	if (!v)
+		return NULL;
+	for (i = 0; i < n; i++)
+		v[i] = (struct ordered_sym){ syms[i].addr, i, syms[i].name };
+	qsort(v, n, sizeof(*v), by_addr_then_seq);
+	for (i = 0; i < n; i++) {
+		if (i + 1 < n && v[i + 1].addr == v[i].addr)
+			continue;	/* a later alias follows */
+		v[kept++] = v[i];
+	}
+	*count = kept;
+	return v;
+}
+
+struct symtab_layout {
+	uint64_t segs_off, addr_off, name_off, str_off, total;
+};
+
+static void lay_out(struct symtab_layout *l, size_t nsegs, size_t nsyms, size_t str_size)
+{
+	uint64_t cursor = sizeof(struct utap_symtab_hdr);
+
+	l->segs_off = layout_take(&cursor, nsegs * sizeof(struct utap_symtab_seg), 8);
+	l->addr_off = layout_take(&cursor, nsyms * 4, 4);
+	l->name_off = layout_take(&cursor, nsyms * 4, 4);
+	l->str_off = layout_take(&cursor, str_size, 1);
+	l->total = layout_take(&cursor, 0, 8);
+}
+
+static void fill_header(struct utap_symtab_hdr *h, const struct symtab_layout *l,
+			const struct utap_symtab_info *info, size_t nsyms, size_t str_size,
+			uint64_t base)
+{
+	h->magic = UTAP_SYMTAB_MAGIC;
+	h->version = UTAP_SYMTAB_VERSION;
+	h->hdr_size = sizeof(*h);
+	h->total_size = (uint32_t)l->total;
+	h->elf_type = (uint8_t)info->elf_type;
+	h->base = base;
+	h->nsegs = (uint32_t)info->nsegs;
+	h->segs_off = (uint32_t)l->segs_off;
+	h->nsyms = (uint32_t)nsyms;
+	h->addr_off = (uint32_t)l->addr_off;
+	h->name_off = (uint32_t)l->name_off;
+	h->str_off = (uint32_t)l->str_off;
+	h->str_size = (uint32_t)str_size;
+	if (info->build_id && info->build_id->len <= UTAP_SYMTAB_BUILD_ID_MAX) {
+		h->build_id_len = (uint8_t)info->build_id->len;
+		memcpy(h->build_id, info->build_id->bytes, info->build_id->len);
+	}
+}
+
+static int pack_sorted(const struct ordered_sym *v, size_t n,
+		       const struct utap_symtab_info *info, struct utap_blob *out)
+{
+	uint64_t base = n ? v[0].addr : 0;
+	struct sym_strpool pool;
+	struct symtab_layout l;
+	uint32_t *names;
+	char *blob;
+	size_t i;
+	int err = 0;
+
+	if ((n && v[n - 1].addr - base > 0xffffffffu) || info->nsegs > UTAP_SYMTAB_MAX_SEGS)
+		return -E2BIG;
+	names = malloc((n ? n : 1) * sizeof(*names));
+	if (!names)
+		return -ENOMEM;
+	strpool_init(&pool);
+	for (i = 0; i < n && !err; i++)
+		err = strpool_add(&pool, v[i].name, &names[i]);
+	lay_out(&l, info->nsegs, n, strpool_size(&pool));
+	if (!err && l.total > 0xffffffffu)
+		err = -E2BIG;
+	blob = err ? NULL : calloc(1, l.total);
+	if (!err && !blob)
+		err = -ENOMEM;
+	if (!err) {
+		uint32_t *addr = (uint32_t *)(blob + l.addr_off);
+
+		fill_header((struct utap_symtab_hdr *)blob, &l, info, n, strpool_size(&pool), base);
+		if (info->nsegs)
+			memcpy(blob + l.segs_off, info->segs, info->nsegs * sizeof(*info->segs));
+		for (i = 0; i < n; i++)
+			addr[i] = (uint32_t)(v[i].addr - base);
+		if (n)
+			memcpy(blob + l.name_off, names, n * sizeof(*names));
+		strpool_copy(&pool, blob + l.str_off);
+		out->data = blob;
+		out->size = l.total;
+	}
+	strpool_free(&pool);
+	free(names);
+	return err;
+}
+
+int utap_symtab_pack(const struct utap_sym_in *syms, size_t n,
+		     const struct utap_symtab_info *info, struct utap_blob *out)
+{
+	struct ordered_sym *v;
+	size_t count;
+	int err;
+
+	out->data = NULL;
+	out->size = 0;
+	v = resolve_aliases(syms, n, &count);
+	if (!v)
+		return -ENOMEM;
+	err = pack_sorted(v, count, info, out);
+	free(v);
+	return err;
+}
+
+/* ---- reading ELF symbol tables ---------------------------------------- */
+
+/* One ELF symbol table and what is needed to read its entries. */
+struct symsrc {
+	Elf *elf;
+	Elf_Data *data;
+	Elf_Data *xndx;		/* SHT_SYMTAB_SHNDX, or NULL */
+	size_t strndx;
+	size_t count;
+	size_t first_global;	/* sh_info */
+};
+
+static Elf_Data *shndx_table_for(Elf *elf, size_t symscn_index)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr shdr;
+
+	while ((scn = elf_nextscn(elf, scn)) != NULL)
+		if (gelf_getshdr(scn, &shdr) && shdr.sh_type == SHT_SYMTAB_SHNDX &&
+		    shdr.sh_link == symscn_index)
+			return elf_getdata(scn, NULL);
+	return NULL;
+}
+
+/* Find the table of TYPE (SHT_SYMTAB or SHT_DYNSYM) in ELF. */
+static bool symsrc_open(struct symsrc *s, Elf *elf, Elf64_Word type)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr shdr;
+
+	memset(s, 0, sizeof(*s));
+	while (elf && (scn = elf_nextscn(elf, scn)) != NULL) {
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != type || shdr.sh_entsize == 0)
+			continue;
+		s->data = elf_getdata(scn, NULL);
+		if (!s->data || !s->data->d_buf)
+			return false;
+		s->elf = elf;
+		s->strndx = shdr.sh_link;
+		s->count = s->data->d_size / gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
+		s->first_global = shdr.sh_info < s->count ? shdr.sh_info : s->count;
+		s->xndx = shndx_table_for(elf, elf_ndxscn(scn));
+		return true;
+	}
+	return false;
+}
+
+/* The address range symbols must fall in: libdwfl's module start and end. */
+struct load_range {
+	uint64_t lo, hi;
+	bool any;
+};
+
+/* What the builder gathers from one ELF file. */
+struct sym_collect {
+	struct utap_sym_in *v;
+	size_t n, cap;
+	struct load_range range;
+	unsigned flags;
+};
+
+static bool type_wanted(unsigned char type, unsigned flags)
+{
+	if (type == STT_FUNC || type == STT_OBJECT)
+		return true;
+	return type == STT_NOTYPE && (flags & UTAP_SYMTAB_NOTYPE);
+}
+
+/* Defined, and (for a real section index) in an allocated section. */
+static bool defined_in_memory(const struct symsrc *s, const GElf_Sym *sym, Elf32_Word xshndx)
+{
+	Elf32_Word shndx = sym->st_shndx;
+	GElf_Shdr shdr;
+	Elf_Scn *scn;
+
+	if (shndx == SHN_XINDEX)
+		shndx = xshndx;
+	else if (shndx == SHN_UNDEF)
+		return false;
+	else if (shndx >= SHN_LORESERVE)
+		return true;	/* SHN_ABS and friends: kept as values */
+	scn = elf_getscn(s->elf, shndx);
+	return scn && gelf_getshdr(scn, &shdr) && (shdr.sh_flags & SHF_ALLOC);
+}
+
+static int collect_push(struct sym_collect *c, uint64_t addr, const char *name)
+{
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 1024;
+		struct utap_sym_in *nv = realloc(c->v, cap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		c->v = nv;
+		c->cap = cap;
+	}
+	c->v[c->n++] = (struct utap_sym_in){ addr, name };
+	return 0;
+}
+
+/* Add entries [from, to) of S that SystemTap would keep. */
+static int collect_range(struct sym_collect *c, const struct symsrc *s, size_t from, size_t to)
+{
+	size_t i;
+
+	for (i = from; i < to && i < s->count; i++) {
+		Elf32_Word xshndx = 0;
+		const char *name;
+		GElf_Sym sym;
+
+		if (!gelf_getsymshndx(s->data, s->xndx, (int)i, &sym, &xshndx))
+			continue;
+		if (!type_wanted(GELF_ST_TYPE(sym.st_info), c->flags) ||
+		    !defined_in_memory(s, &sym, xshndx))
+			continue;
+		if (!c->range.any || sym.st_value < c->range.lo || sym.st_value >= c->range.hi)
+			continue;
+		name = elf_strptr(s->elf, s->strndx, sym.st_name);
+		if (name && collect_push(c, sym.st_value, name))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* .dynsym plus minidebuginfo, interleaved the way libdwfl numbers them. */
+static int collect_dynsym_and_mini(struct sym_collect *c, const struct symsrc *dyn,
+				   const struct symsrc *mini)
+{
+	size_t mini_first_global = mini->first_global ? mini->first_global : 1;
+	int err = 0;
+
+	err = err ? err : collect_range(c, dyn, 0, dyn->first_global);
+	err = err ? err : collect_range(c, mini, 1, mini_first_global);
+	err = err ? err : collect_range(c, dyn, dyn->first_global, dyn->count);
+	err = err ? err : collect_range(c, mini, mini_first_global, mini->count);
+	return err;
+}
+
+static int collect_symbols(struct sym_collect *c, const struct utap_debuginfo *di)
+{
+	struct symsrc main_tab, dyn, mini;
+
+	if (symsrc_open(&main_tab, di->file.elf, SHT_SYMTAB) ||
+	    symsrc_open(&main_tab, di->separate.elf, SHT_SYMTAB))
+		return collect_range(c, &main_tab, 0, main_tab.count);
+	symsrc_open(&dyn, di->file.elf, SHT_DYNSYM);
+	symsrc_open(&mini, di->mini.elf, SHT_SYMTAB);
+	return collect_dynsym_and_mini(c, &dyn, &mini);
+}
+
+/* ---- segments and header facts ---------------------------------------- */
+
+static size_t read_segments(Elf *elf, struct utap_symtab_seg *segs, size_t max,
+			    struct load_range *range)
+{
+	size_t i, nphdr, n = 0;
+	GElf_Phdr ph;
+
+	memset(range, 0, sizeof(*range));
+	if (elf_getphdrnum(elf, &nphdr) != 0)
+		return 0;
+	for (i = 0; i < nphdr; i++) {
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (!range->any || ph.p_vaddr < range->lo)
+			range->lo = ph.p_vaddr;
+		if (!range->any || ph.p_vaddr + ph.p_memsz > range->hi)
+			range->hi = ph.p_vaddr + ph.p_memsz;
+		range->any = true;
+		if (n < max)
+			segs[n++] = (struct utap_symtab_seg){
+				.vaddr = ph.p_vaddr, .memsz = ph.p_memsz,
+				.offset = ph.p_offset, .filesz = ph.p_filesz,
+				.flags = ph.p_flags & (PF_X | PF_W | PF_R),
+			};
+		else
+			return max + 1;	/* too many: reported as -E2BIG */
+	}
+	return n;
+}
+
+static int elf_type_of(Elf *elf)
+{
+	GElf_Ehdr ehdr;
+
+	if (!gelf_getehdr(elf, &ehdr))
+		return -1;
+	if (ehdr.e_type == ET_EXEC)
+		return UTAP_SYMTAB_ET_EXEC;
+	if (ehdr.e_type == ET_DYN)
+		return UTAP_SYMTAB_ET_DYN;
+	return -1;
+}
+
+int utap_symtab_build(const struct utap_debuginfo *di, unsigned flags, struct utap_blob *out)
+{
+	struct utap_symtab_seg segs[UTAP_SYMTAB_MAX_SEGS];
+	struct sym_collect c = { .flags = flags };
+	struct utap_symtab_info info = { 0 };
+	int err;
+
+	out->data = NULL;
+	out->size = 0;
+	info.elf_type = di->file.elf ? elf_type_of(di->file.elf) : -1;
+	if (info.elf_type < 0)
+		return -EINVAL;
+	info.nsegs = read_segments(di->file.elf, segs, UTAP_SYMTAB_MAX_SEGS, &c.range);
+	if (info.nsegs > UTAP_SYMTAB_MAX_SEGS)
+		return -E2BIG;
+	info.segs = segs;
+	info.build_id = &di->build_id;
+	err = collect_symbols(&c, di);
+	if (!err)
+		err = utap_symtab_pack(c.v, c.n, &info, out);
+	free(c.v);
+	return err;
+}
+
+int utap_symtab_build_path(const char *path, const char *root, struct utap_blob *out)
+{
+	struct utap_debuginfo di;
+	int err;
+
+	out->data = NULL;
+	out->size = 0;
+	err = utap_debuginfo_open(&di, path, root, UTAP_DI_ALL);
+	if (err)
+		return err;
+	err = utap_symtab_build(&di, 0, out);
+	utap_debuginfo_close(&di);
+	return err;
+}
