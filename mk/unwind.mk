@@ -21,7 +21,7 @@ UWP     := $(B)/uwprogs
 UWP_DIR := testsuite/unit/uwprogs
 UWP_CAP := $(UWP)/uwcap.o $(UWP)/uwcap_asm.o
 UWPROGS := $(UWP)/uwp_c $(UWP)/uwp_c_fp $(UWP)/uwp_c_nopie $(UWP)/uwp_c_stripped \
-	   $(UWP)/uwp_cxx $(UWP)/uwp_dfonly
+	   $(UWP)/uwp_cxx $(UWP)/uwp_dfonly $(UWP)/uwp_c_noplt
 UWP_CFLAGS := -O2 -g
 
 $(UWP)/uwcap.o: $(UWP_DIR)/uwcap.c $(UWP_DIR)/uwcap.h
@@ -41,6 +41,10 @@ $(UWP)/uwp_c_fp: $(UWP_DIR)/uwp_c.c $(UWP_CAP)
 $(UWP)/uwp_c_nopie: $(UWP_DIR)/uwp_c.c $(UWP_CAP)
 	$(CC) $(UWP_CFLAGS) -fno-pie -no-pie -o $@ $< $(UWP_CAP) -pthread
 
+# the linker's PLT without CFI: the builder must supply the PLT rules
+$(UWP)/uwp_c_noplt: $(UWP_DIR)/uwp_c.c $(UWP_CAP)
+	$(CC) $(UWP_CFLAGS) -Wl,--no-ld-generated-unwind-info -o $@ $< $(UWP_CAP) -pthread
+
 $(UWP)/uwp_c_stripped: $(UWP)/uwp_c
 	strip -o $@ $<
 
@@ -55,11 +59,11 @@ $(UWP)/uwp_dfonly: $(UWP_DIR)/uwp_c.c $(UWP_CAP)
 
 UW_TEST_SRCS := $(UW_BUILD_SRCS) $(UW_RT_SRCS)
 
-UNIT_TESTS += test_uwcapture
+UNIT_TESTS += test_uwbuild test_uwcapture
 test_uwtab_SRCS     := testsuite/unit/test_uwtab.c $(UW_TEST_SRCS)
 test_uwtab_LIBS     := -ldw -lelf
 test_uwstep_SRCS    := testsuite/unit/test_uwstep.c $(UW_RT_SRCS)
-test_uwbuild_SRCS   := testsuite/unit/test_uwbuild.c $(UW_TEST_SRCS)
+test_uwbuild_SRCS   := testsuite/unit/test_uwbuild.c $(UWP_DIR)/uwsnap.c $(UW_TEST_SRCS)
 test_uwbuild_LIBS   := -ldw -lelf
 test_uwcapture_SRCS := testsuite/unit/test_uwcapture.c $(UWP_DIR)/uwsnap.c $(UW_TEST_SRCS)
 test_uwcapture_LIBS := -ldw -lelf

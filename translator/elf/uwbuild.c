@@ -196,9 +196,10 @@ static void cfa_rsp_rule(struct uwt_rule *r, int32_t off)
 }
 
 /*
- * .plt: PLT0 pushes the link map (CFA rsp+8, then rsp+16 from byte 6),
- * the lazy entries push an index before jumping to PLT0. .plt.got and
- * .plt.sec entries only jump: CFA = rsp + 8 throughout.
+ * .plt: a lazy entry pushes its index (CFA rsp+8, rsp+16 once the push is
+ * done) and jumps to PLT0, which is only entered that way (rsp+16) and
+ * pushes the link map (rsp+24 from byte 6). .plt.got and .plt.sec entries
+ * only jump: CFA = rsp + 8 throughout. Same as binutils' own PLT CFI.
  */
 static int synth_plt(const struct elf_layout *lay, const struct exec_scn *s,
 		     struct uwb_rows *rows)
@@ -210,10 +211,10 @@ static int synth_plt(const struct elf_layout *lay, const struct exec_scn *s,
 		cfa_rsp_rule(&r, 8);
 		return uwb_rows_push(rows, s->addr, end, &r);
 	}
-	cfa_rsp_rule(&r, 8);
+	cfa_rsp_rule(&r, 16);
 	if (uwb_rows_push(rows, s->addr, s->addr + 6, &r))
 		return -1;
-	cfa_rsp_rule(&r, 16);
+	cfa_rsp_rule(&r, 24);
 	if (uwb_rows_push(rows, s->addr + 6, s->addr + 16, &r))
 		return -1;
 	cfa_rsp_rule(&r, 8);
@@ -287,7 +288,8 @@ static int merge_rows(const struct elf_layout *lay, struct uwb_rows *rows,
 	size_t i;
 
 	uwb_none_rule(&none);
-	qsort(rows->v, rows->n, sizeof(*rows->v), cmp_rows);
+	if (rows->n)
+		qsort(rows->v, rows->n, sizeof(*rows->v), cmp_rows);
 	for (i = 0; i < rows->n; i++) {
 		struct uwb_row *r = &rows->v[i];
 		uint64_t start = out->n && r->start < cur ? cur : r->start;

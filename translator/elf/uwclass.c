@@ -102,6 +102,8 @@ static bool classify_cfa(Dwarf_Frame *frame, bool signal, struct uwt_rule *r)
 		return false;
 	if (plt_expr(ops, n, &r->cfa_off2)) {
 		r->kind = UWT_PLT;
+		r->cfa_reg = UWT_RSP;	/* documents the base; step hard-codes it */
+		r->cfa_off = 8;
 		return true;
 	}
 	if (!op_breg(&ops[0], &reg, &off) || reg >= UWT_RIP || !fits_s32(off))
