@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * context.c - entering and leaving a probe handler.
+ *
+ * A handler runs with preemption disabled on its CPU's context. The entry
+ * checks the session state (begin probes run while starting, end probes
+ * while stopping, the rest only while running) and the busy flag; the exit
+ * flushes the probe's output as one record and reports a run-time error.
+ */
+
+static struct utap_context **utap_contexts;
+static atomic_t utap_state = ATOMIC_INIT(UTAP_LOADED);
+static atomic_t utap_exit_requested = ATOMIC_INIT(0);
+static atomic_t utap_errors = ATOMIC_INIT(0);
+static atomic_t utap_skipped = ATOMIC_INIT(0);
+static int utap_exit_status;
+
+static long utap_target = 0;
+module_param_named(target, utap_target, long, 0400);
+
+static void utap_print_flush(struct utap_context *c);
+
+static bool utap_exit_pending(void)
+{
+	return atomic_read(&utap_exit_requested) != 0;
+}
+
+/* exit(): ends the session after this handler; probes stop running at once. */
+static void utap_request_exit(void)
+{
+	atomic_cmpxchg(&utap_state, UTAP_RUNNING, UTAP_STOPPING);
+	atomic_set(&utap_exit_requested, 1);
+	utap_wake_reader(true);
+}
+
+static size_t utap_context_size(void)
+{
+	return ALIGN(sizeof(struct utap_context), 16) +
+	       (MAXNESTING + 1) * utap_gen_frame_size();
+}
+
+static int utap_contexts_alloc(void)
+{
+	int cpu;
+
+	utap_contexts = kcalloc(nr_cpu_ids, sizeof(*utap_contexts), GFP_KERNEL);
+	if (!utap_contexts)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		utap_contexts[cpu] = vzalloc_node(utap_context_size(), cpu_to_node(cpu));
+		if (!utap_contexts[cpu])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void utap_contexts_free(void)
+{
+	int cpu;
+
+	if (!utap_contexts)
+		return;
+	for_each_possible_cpu(cpu)
+		vfree(utap_contexts[cpu]);
+	kfree(utap_contexts);
+	utap_contexts = NULL;
+}
+
+static struct utap_context *utap_context_enter(const struct utap_probe *p, int state)
+{
+	struct utap_context *c;
+
+	preempt_disable();
+	if (unlikely(atomic_read(&utap_state) != state)) {
+		preempt_enable();
+		return NULL;
+	}
+	c = utap_contexts[smp_processor_id()];
+	if (unlikely(atomic_inc_return(&c->busy) != 1)) {
+		atomic_dec(&c->busy);
+		if (atomic_inc_return(&utap_skipped) > MAXSKIPPED &&
+		    !atomic_xchg(&utap_exit_requested, 1)) {
+			utap_err("Skipped too many probes, check MAXSKIPPED or try again "
+				 "with stap -t for more details.");
+			utap_exit_status = 1;
+			utap_request_exit();
+		}
+		preempt_enable();
+		return NULL;
+	}
+	c->probe = p;
+	c->regs = NULL;
+	c->user_mode = false;
+	c->nesting = 0;
+	c->actionremaining = MAXACTION;
+	c->last_error = NULL;
+	c->last_near = NULL;
+	c->printlen = 0;
+	c->nprints = 0;
+	return c;
+}
+
+static void utap_report_error(struct utap_context *c)
+{
+	int n;
+
+	if (c->last_near)
+		utap_err("%s near %s (probe %s)", c->last_error, c->last_near, c->probe->pp);
+	else
+		utap_err("%s (probe %s)", c->last_error, c->probe->pp);
+	n = atomic_inc_return(&utap_errors);
+	if (n > MAXERRORS) {
+		utap_exit_status = 1;
+		utap_request_exit();
+	}
+}
+
+static void utap_context_leave(struct utap_context *c)
+{
+	utap_print_flush(c);
+	if (unlikely(c->last_error))
+		utap_report_error(c);
+	atomic_dec(&c->busy);
+	preempt_enable();
+}

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * runtime.h - everything a translated script's module is built from.
+ *
+ * The generated C file defines the UTAP_NEED_* macros for the features the
+ * script uses, includes this header, and then defines the utap_gen_* hooks
+ * declared below. The runtime is compiled as one translation unit with the
+ * script so the compiler sees (and drops) everything unused.
+ */
+#ifndef UTAP_RUNTIME_H
+#define UTAP_RUNTIME_H
+
+#include <linux/module.h>
+#include <linux/kernel.h>
+#include <linux/init.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <linux/percpu.h>
+#include <linux/proc_fs.h>
+#include <linux/uaccess.h>
+#include <linux/ring_buffer.h>
+#include <linux/irq_work.h>
+#include <linux/poll.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/delay.h>
+#include <linux/ktime.h>
+#include <linux/timekeeping.h>
+#include <linux/mutex.h>
+#include <linux/atomic.h>
+#include <linux/spinlock.h>
+#include <linux/ptrace.h>
+#include <linux/version.h>
+
+#include "utap_autoconf.h"	/* feature tests, generated per kernel */
+#include "config.h"
+#include "port.h"
+#include "str.h"
+#include "format.h"
+#include "wire.h"
+
+/* One entry per derived probe; pp() and error messages use it. */
+struct utap_probe {
+	const char *pp;
+	int index;
+};
+
+/* Session states; a probe handler only runs in the state it belongs to. */
+enum utap_state {
+	UTAP_LOADED,
+	UTAP_STARTING,	/* begin probes */
+	UTAP_RUNNING,	/* every other probe */
+	UTAP_STOPPING,	/* end probes */
+	UTAP_STOPPED,
+};
+
+/*
+ * Per-CPU probe context: stap's model. Locals live here, not on the small
+ * kernel stack, one frame per call depth; a probe that fires while the
+ * context is busy (a nested probe on the same CPU) is skipped and counted.
+ */
+struct utap_context {
+	atomic_t busy;
+	const struct utap_probe *probe;
+	struct pt_regs *regs;		/* the probe's registers, or NULL */
+	bool user_mode;			/* regs are user-mode registers */
+	int nesting;			/* function call depth */
+	long actionremaining;		/* MAXACTION budget */
+	const char *last_error;		/* set by a failing statement */
+	const char *last_near;		/* "operator '/' at file:line:col" */
+	char error_buf[MAXSTRINGLEN];	/* for messages built at run time */
+	u32 printlen;
+	u32 nprints;
+	char printbuf[UTAP_PRINTBUF];
+	char frames[] __aligned(16);	/* (MAXNESTING + 1) frames of the script */
+};
+
+/* Hooks the generated code defines. */
+static int utap_gen_init(void);
+static void utap_gen_exit(void);
+static int utap_gen_register(void);
+static void utap_gen_unregister(void);
+static void utap_gen_begin(void);
+static void utap_gen_end(void);
+static size_t utap_gen_frame_size(void);
+
+#define UTAP_ERROR(c, msg, near, label) do {		\
+		(c)->last_error = (msg);		\
+		(c)->last_near = (near);		\
+		goto label;				\
+	} while (0)
+
+#include "format.c"
+#include "transport.c"
+#include "context.c"
+#include "print.c"
+#include "control.c"
+
+#endif /* UTAP_RUNTIME_H */

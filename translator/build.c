@@ -1,0 +1,267 @@
+/*
+ * build.c - pass 4: the generated C to a kernel module, with kbuild.
+ *
+ * Kernel interfaces that change between versions are detected the way
+ * autoconf does it: each runtime/autoconf/NAME.c is compiled against the
+ * target kernel's headers and defines UTAP_HAVE_NAME when it compiles. The
+ * results are cached per kernel build tree, so only the first build against
+ * a kernel pays for them.
+ */
+#include "utap.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+static bool is_dir(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static bool is_file(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Reads UTS_RELEASE from a build tree, to know which kernel it is for. */
+static const char *build_tree_release(const char *kbuild)
+{
+	char *text = read_file(arena_printf("%s/include/config/kernel.release", kbuild), NULL);
+
+	if (text) {
+		text[strcspn(text, "\n")] = 0;
+		return text;
+	}
+	return NULL;
+}
+
+void kernel_select(struct session *s)
+{
+	const char *k = s->kernel;
+	struct utsname u;
+
+	if (!k) {
+		uname(&u);
+		k = arena_strdup(u.release);
+	}
+	if (strchr(k, '/')) {
+		s->kbuild = k;
+		s->krel = build_tree_release(k);
+	} else {
+		s->krel = k;
+		s->kbuild = arena_printf("/lib/modules/%s/build", k);
+	}
+}
+
+int kernel_check(struct session *s)
+{
+	if (!is_file(arena_printf("%s/Makefile", s->kbuild))) {
+		errorf("kernel build tree '%s' not found: install the headers for kernel %s "
+		       "(Debian: apt-get install linux-headers-%s, or linux-headers-amd64 for "
+		       "the current default kernel)", s->kbuild, s->krel ? s->krel : "?",
+		       s->krel ? s->krel : "<release>");
+		return -1;
+	}
+	if (!s->krel)
+		s->krel = "unknown";
+	return 0;
+}
+
+static const char *cache_dir(const char *sub)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	const char *base = xdg && *xdg ? arena_strdup(xdg) :
+			   arena_printf("%s/.cache", home && *home ? home : "/tmp");
+	const char *dir = arena_printf("%s/utap/%s", base, sub);
+	char *p = arena_strdup(dir);
+
+	for (char *q = p + 1; *q; q++)
+		if (*q == '/') {
+			*q = 0;
+			mkdir(p, 0700);
+			*q = '/';
+		}
+	mkdir(p, 0700);
+	return dir;
+}
+
+struct feature {
+	const char *name;	/* file name without .c */
+	const char *text;
+};
+
+static int list_features(const char *dir, struct feature *out, int max, uint64_t *hash)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int n = 0;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d)) && n < max) {
+		size_t len = strlen(de->d_name);
+
+		if (len < 3 || strcmp(de->d_name + len - 2, ".c"))
+			continue;
+		out[n].name = arena_strndup(de->d_name, len - 2);
+		out[n].text = read_file(arena_printf("%s/%s", dir, de->d_name), NULL);
+		if (!out[n].text)
+			continue;
+		*hash = hash_bytes(out[n].name, len, *hash);
+		*hash = hash_bytes(out[n].text, strlen(out[n].text), *hash);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+static const char *feature_macro(const char *name)
+{
+	char *m = arena_printf("UTAP_HAVE_%s", name);
+
+	for (char *p = m; *p; p++)
+		*p = *p == '-' ? '_' : (char)toupper((unsigned char)*p);
+	return m;
+}
+
+/* Compiles every feature test in one kbuild run (-k: failures are answers). */
+static int run_feature_tests(struct session *s, struct feature *f, int n, const char *out)
+{
+	char *dir = make_tmpdir();
+	struct strbuf kb = { 0 }, hdr = { 0 };
+	char **argv;
+	int argc = 0, rc;
+
+	if (!dir)
+		return -1;
+	sb_puts(&kb, "obj-m :=");
+	argv = arena_alloc(sizeof(char *) * (n + 12));
+	argv[argc++] = "make";
+	argv[argc++] = "-C";
+	argv[argc++] = (char *)s->kbuild;
+	argv[argc++] = arena_printf("M=%s", dir);
+	argv[argc++] = "-k";
+	argv[argc++] = "-j2";
+	for (int i = 0; i < n; i++) {
+		write_file(arena_printf("%s/%s.c", dir, f[i].name), f[i].text, strlen(f[i].text));
+		sb_printf(&kb, " %s.o", f[i].name);
+		argv[argc++] = arena_printf("%s.o", f[i].name);
+	}
+	argv[argc] = NULL;
+	sb_putc(&kb, '\n');
+	write_file(arena_printf("%s/Kbuild", dir), kb.buf, kb.len);
+	run_command(argv, arena_printf("%s/log", dir), true);
+	sb_printf(&hdr, "/* kernel feature tests for %s */\n", s->kbuild);
+	for (int i = 0; i < n; i++)
+		if (is_file(arena_printf("%s/%s.o", dir, f[i].name)))
+			sb_printf(&hdr, "#define %s 1\n", feature_macro(f[i].name));
+	/* write then rename: concurrent builds never see a half-written file */
+	{
+		const char *tmp = arena_printf("%s.%d.tmp", out, (int)getpid());
+
+		rc = write_file(tmp, hdr.buf, hdr.len);
+		if (rc == 0)
+			rc = rename(tmp, out);
+	}
+	sb_free(&kb);
+	sb_free(&hdr);
+	if (!s->keep_tmp)
+		remove_tree(dir);
+	return rc;
+}
+
+static const char *autoconf_header(struct session *s)
+{
+	struct feature f[128];
+	uint64_t h = hash_bytes(s->kbuild, strlen(s->kbuild), 0);
+	const char *dir = arena_printf("%s/runtime/autoconf", s->datadir);
+	int n = list_features(dir, f, 128, &h);
+	struct stat st;
+	const char *out;
+
+	/* the build tree's generated config changes when the headers are reinstalled */
+	if (stat(arena_printf("%s/include/generated/autoconf.h", s->kbuild), &st) == 0) {
+		h = hash_bytes(&st.st_mtime, sizeof(st.st_mtime), h);
+		h = hash_bytes(&st.st_size, sizeof(st.st_size), h);
+	}
+	out = arena_printf("%s/%s-%016llx.h", cache_dir("autoconf"), s->krel,
+			   (unsigned long long)h);
+	if (is_file(out))
+		return out;
+	if (s->verbose)
+		fprintf(stderr, "Probing kernel features of %s (once per kernel)\n", s->kbuild);
+	if (run_feature_tests(s, f, n, out))
+		return NULL;
+	return out;
+}
+
+static void show_build_errors(const char *log)
+{
+	char *text = read_file(log, NULL);
+	int shown = 0;
+
+	if (!text)
+		return;
+	for (char *line = strtok(text, "\n"); line && shown < 40; line = strtok(NULL, "\n")) {
+		if (strstr(line, "error") || strstr(line, "Error") || strstr(line, "ERROR")) {
+			fprintf(stderr, "%s\n", line);
+			shown++;
+		}
+	}
+}
+
+int compile_module(struct session *s)
+{
+	const char *ac = autoconf_header(s);
+	struct strbuf kb = { 0 };
+	const char *log = arena_printf("%s/build.log", s->tmpdir);
+	char *argv[8];
+	int rc;
+
+	if (!ac) {
+		errorf("cannot run the kernel feature tests against '%s'", s->kbuild);
+		return -1;
+	}
+	if (!is_dir(arena_printf("%s/runtime/core", s->datadir))) {
+		errorf("runtime not found in '%s/runtime'", s->datadir);
+		return -1;
+	}
+	{
+		char *text = read_file(ac, NULL);
+
+		write_file(arena_printf("%s/utap_autoconf.h", s->tmpdir), text, strlen(text));
+	}
+	sb_printf(&kb, "obj-m := %s.o\n", s->modname);
+	sb_printf(&kb, "ccflags-y := -I%s/runtime -I%s/runtime/core -I%s\n", s->datadir,
+		  s->datadir, s->tmpdir);
+	/* generated code declares in blocks and leaves some labels unused */
+	sb_printf(&kb, "ccflags-y += -Wno-declaration-after-statement -Wno-unused-label "
+		  "-Wno-unused-variable -Wno-unused-function\n");
+	write_file(arena_printf("%s/Kbuild", s->tmpdir), kb.buf, kb.len);
+	sb_free(&kb);
+	argv[0] = "make";
+	argv[1] = "-C";
+	argv[2] = (char *)s->kbuild;
+	argv[3] = arena_printf("M=%s", s->tmpdir);
+	argv[4] = "modules";
+	argv[5] = NULL;
+	rc = run_command(argv, log, true);
+	s->ko_path = arena_printf("%s/%s.ko", s->tmpdir, s->modname);
+	if (rc != 0 || !is_file(s->ko_path)) {
+		show_build_errors(log);
+		errorf("pass 4: compiling the module failed%s", s->keep_tmp ?
+		       arena_printf(" (build log: %s)", log) :
+		       " (rerun with -k to keep the generated C and the build log)");
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,915 @@
+/*
+ * elaborate.c - pass 2: from parsed files to what the module contains.
+ *
+ * Expands probe aliases, hands each concrete probe point to its provider,
+ * resolves names (locals, globals, functions, in the user's script first and
+ * the tapsets second), and collects exactly the functions, globals and
+ * embedded code the script uses: nothing else is emitted.
+ */
+#include "utap.h"
+#include "probes/provider.h"
+
+#include <dirent.h>
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+struct scope {
+	struct symbol **locals;		/* list head to add to */
+	struct function *fn;		/* NULL in a probe body */
+	const struct source *src;	/* for private symbols */
+	bool in_loop;
+	bool in_probe;
+};
+
+static struct derived_probe **derived_tail;
+static int alias_depth;
+
+struct symbol *new_symbol(const char *name, enum sym_kind kind, struct loc loc)
+{
+	struct symbol *s = arena_alloc(sizeof(*s));
+
+	s->name = name;
+	s->kind = kind;
+	s->loc = loc;
+	s->arity = kind == SYM_GLOBAL ? -1 : 0;
+	return s;
+}
+
+/* ---- probe point helpers for providers ---- */
+
+int pp_count(const struct probe_point *pp)
+{
+	int n = 0;
+
+	for (const struct pp_component *c = pp->comps; c; c = c->next)
+		n++;
+	return n;
+}
+
+const struct pp_component *pp_nth(const struct probe_point *pp, int i)
+{
+	const struct pp_component *c = pp->comps;
+
+	while (c && i-- > 0)
+		c = c->next;
+	return c;
+}
+
+bool pp_is(const struct probe_point *pp, const char *const names[], int n)
+{
+	const struct pp_component *c = pp->comps;
+
+	for (int i = 0; i < n; i++, c = c->next)
+		if (!c || strcmp(c->name, names[i]))
+			return false;
+	return true;
+}
+
+const char *pp_component_arg_str(const struct pp_component *c)
+{
+	return c && c->arg && c->arg->kind == N_STR ? c->arg->str : NULL;
+}
+
+bool pp_component_arg_num(const struct pp_component *c, int64_t *out)
+{
+	if (!c || !c->arg || c->arg->kind != N_NUM)
+		return false;
+	*out = c->arg->num;
+	return true;
+}
+
+static void append_quoted(struct strbuf *sb, const char *s)
+{
+	sb_putc(sb, '"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			sb_putc(sb, '\\');
+		sb_putc(sb, *s);
+	}
+	sb_putc(sb, '"');
+}
+
+void dump_probe_point(struct strbuf *sb, const struct probe_point *pp)
+{
+	for (const struct pp_component *c = pp->comps; c; c = c->next) {
+		sb_puts(sb, c->name);
+		if (c->arg) {
+			sb_putc(sb, '(');
+			if (c->arg->kind == N_STR)
+				append_quoted(sb, c->arg->str);
+			else
+				sb_printf(sb, "%lld", (long long)c->arg->num);
+			sb_putc(sb, ')');
+		}
+		if (c->next)
+			sb_putc(sb, '.');
+	}
+}
+
+const char *pp_string(const struct probe_point *pp)
+{
+	struct strbuf sb = { 0 };
+	const char *s;
+
+	dump_probe_point(&sb, pp);
+	s = arena_strdup(sb.buf ? sb.buf : "");
+	sb_free(&sb);
+	return s;
+}
+
+struct derived_probe *new_derived(struct derived_probe *proto, const char *pp)
+{
+	struct derived_probe *d = arena_alloc(sizeof(*d));
+
+	*d = *proto;
+	d->pp = pp;
+	d->next = NULL;
+	d->index = S->nderived++;
+	*derived_tail = d;
+	derived_tail = &d->next;
+	return d;
+}
+
+/* ---- tapsets ---- */
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static struct pp_env pp_env_for(struct session *s)
+{
+	struct pp_env env = {
+		.kernel_vr = s->krel,
+		.arch = "x86_64",
+		.args = s->args,
+		.nargs = s->nargs,
+		.guru = s->guru,
+	};
+	char *v = arena_strdup(s->krel ? s->krel : "0");
+	char *dash = strchr(v, '-');
+
+	if (dash)
+		*dash = 0;
+	env.kernel_v = v;
+	if (s->kbuild)
+		env.kconfig_path = arena_printf("%s/.config", s->kbuild);
+	return env;
+}
+
+struct file *parse_source(struct session *s, const struct source *src)
+{
+	struct pp_env env = pp_env_for(s);
+	struct token *tok = tokenize(src);
+
+	tok = preprocess(tok, &env);
+	return parse_file(src, tok);
+}
+
+/* Loads every .stp file of a tapset directory, in name order, subdirectories included. */
+static void load_tapset_dir(struct session *s, const char *dir, struct file ***tail)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			names = realloc(names, cap * sizeof(*names));
+		}
+		names[n++] = arena_strdup(de->d_name);
+	}
+	closedir(d);
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_str);
+	for (size_t i = 0; i < n; i++) {
+		const char *path = arena_printf("%s/%s", dir, names[i]);
+		struct stat st;
+		size_t len = strlen(names[i]);
+
+		if (stat(path, &st) != 0)
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			/* arch directories other than ours are skipped */
+			if (!strcmp(names[i], "x86_64") || !strcmp(names[i], "linux"))
+				load_tapset_dir(s, path, tail);
+			continue;
+		}
+		if (len > 4 && !strcmp(names[i] + len - 4, ".stp")) {
+			struct source *src = source_from_file(path, true);
+
+			if (!src) {
+				errorf("cannot read tapset file '%s'", path);
+				continue;
+			}
+			**tail = parse_source(s, src);
+			*tail = &(**tail)->next;
+		}
+	}
+	free(names);
+}
+
+int load_tapsets(struct session *s)
+{
+	struct file **tail = &s->tapset_files;
+
+	for (int i = 0; i < s->nincdirs; i++)
+		load_tapset_dir(s, s->incdirs[i], &tail);
+	load_tapset_dir(s, arena_printf("%s/tapsets", s->datadir), &tail);
+	return diag_errors ? -1 : 0;
+}
+
+/* ---- lookups ---- */
+
+static bool visible(const struct source *owner, bool is_private, const struct source *from)
+{
+	return !is_private || owner == from;
+}
+
+static struct file *all_files(struct session *s)
+{
+	/* the user's file first, then the tapsets: the script shadows the library */
+	static struct file head;
+
+	head = *s->user_file;
+	head.next = s->tapset_files;
+	return &head;
+}
+
+static struct function *find_function(struct session *s, const char *name, int nargs,
+				      const struct source *from, bool *name_exists)
+{
+	*name_exists = false;
+	for (struct file *f = all_files(s); f; f = f->next)
+		for (struct function *fn = f->functions; fn; fn = fn->next) {
+			if (strcmp(fn->name, name) || !visible(fn->src, fn->is_private, from))
+				continue;
+			*name_exists = true;
+			if (fn->nparams == nargs)
+				return fn;
+		}
+	return NULL;
+}
+
+static struct global *find_global(struct session *s, const char *name,
+				  const struct source *from)
+{
+	for (struct file *f = all_files(s); f; f = f->next)
+		for (struct global *g = f->globals; g; g = g->next)
+			if (!strcmp(g->sym->name, name) && visible(g->src, g->sym->is_private, from))
+				return g;
+	return NULL;
+}
+
+static struct symbol *find_local(struct symbol *list, const char *name)
+{
+	for (struct symbol *l = list; l; l = l->next)
+		if (!strcmp(l->name, name))
+			return l;
+	return NULL;
+}
+
+static void mark_file_used(struct session *s, const struct source *src);
+
+static void use_global(struct session *s, struct global *g)
+{
+	if (g->used)
+		return;
+	g->used = true;
+	g->sym->index = s->nglobals++;
+	mark_file_used(s, g->src);
+}
+
+static struct symbol *add_local(struct scope *sc, const char *name, struct loc loc)
+{
+	struct symbol *l = new_symbol(name, SYM_LOCAL, loc);
+	struct symbol **tail = sc->locals;
+
+	while (*tail)
+		tail = &(*tail)->next;
+	*tail = l;
+	return l;
+}
+
+static struct symbol *resolve_name(struct session *s, struct scope *sc, const char *name,
+				   struct loc loc, bool as_array)
+{
+	struct symbol *l = find_local(*sc->locals, name);
+	struct global *g;
+
+	if (l) {
+		if (as_array)
+			error_at(loc, "'%s' is a local variable, not an array (arrays must be global)",
+				 name);
+		return l;
+	}
+	g = find_global(s, name, sc->src);
+	if (g) {
+		use_global(s, g);
+		return g->sym;
+	}
+	if (as_array) {
+		error_at(loc, "unresolved array '%s': missing 'global %s' declaration?", name, name);
+		return NULL;
+	}
+	return add_local(sc, name, loc);
+}
+
+/* ---- resolving bodies ---- */
+
+static void resolve_function(struct session *s, struct function *fn);
+static void resolve_node(struct session *s, struct scope *sc, struct node *n);
+
+static void resolve_list(struct session *s, struct scope *sc, struct node *n)
+{
+	for (; n; n = n->next)
+		resolve_node(s, sc, n);
+}
+
+static void set_arity(struct symbol *sym, int arity, struct loc loc)
+{
+	if (!sym)
+		return;
+	if (sym->arity == -1) {
+		sym->arity = arity;
+		return;
+	}
+	if (sym->arity != arity) {
+		if (sym->arity == 0)
+			error_at(loc, "'%s' is used as an array here but is a scalar", sym->name);
+		else if (arity == 0)
+			error_at(loc, "array '%s' is used without an index", sym->name);
+		else
+			error_at(loc, "array '%s' is indexed with %d keys here but with %d elsewhere",
+				 sym->name, arity, sym->arity);
+		note_at(sym->loc, "'%s' is declared here", sym->name);
+	}
+}
+
+static void resolve_call(struct session *s, struct scope *sc, struct node *n)
+{
+	bool exists;
+	struct function *fn = find_function(s, n->name, n->nargs, sc->src, &exists);
+
+	resolve_list(s, sc, n->args);
+	if (!fn) {
+		if (exists)
+			error_at(n->loc, "function '%s' does not take %d argument%s", n->name,
+				 n->nargs, n->nargs == 1 ? "" : "s");
+		else
+			error_at(n->loc, "unresolved function '%s'", n->name);
+		return;
+	}
+	n->fn = fn;
+	resolve_function(s, fn);
+}
+
+static void resolve_array_ref(struct session *s, struct scope *sc, struct node *arr, int arity)
+{
+	if (arr->kind != N_VAR) {
+		error_at(arr->loc, "expected an array name");
+		return;
+	}
+	arr->sym = resolve_name(s, sc, arr->name, arr->loc, true);
+	set_arity(arr->sym, arity, arr->loc);
+}
+
+static void resolve_foreach(struct session *s, struct scope *sc, struct node *n)
+{
+	struct node *arr = n->lhs->kind == N_INDEX ? n->lhs->lhs : n->lhs;
+	bool was_loop = sc->in_loop;
+
+	resolve_array_ref(s, sc, arr, n->fe_nkeys);
+	if (n->lhs->kind == N_INDEX)
+		resolve_list(s, sc, n->lhs->args);
+	for (int i = 0; i < n->fe_nkeys; i++) {
+		struct symbol *k = n->fe_keys[i];
+		struct symbol *l;
+
+		if (!k)
+			continue;
+		l = find_local(*sc->locals, k->name);
+		if (!l && find_global(s, k->name, sc->src))
+			error_at(k->loc, "foreach key '%s' must be a local variable, not a global",
+				 k->name);
+		n->fe_keys[i] = l ? l : add_local(sc, k->name, k->loc);
+	}
+	if (n->fe_value) {
+		struct symbol *l = find_local(*sc->locals, n->fe_value->name);
+
+		n->fe_value = l ? l : add_local(sc, n->fe_value->name, n->fe_value->loc);
+	}
+	if (n->fe_limit)
+		resolve_node(s, sc, n->fe_limit);
+	sc->in_loop = true;
+	resolve_node(s, sc, n->body);
+	sc->in_loop = was_loop;
+}
+
+static void resolve_loop(struct session *s, struct scope *sc, struct node *n)
+{
+	bool was_loop = sc->in_loop;
+
+	resolve_node(s, sc, n->init);
+	resolve_node(s, sc, n->cond);
+	resolve_node(s, sc, n->inc);
+	sc->in_loop = true;
+	resolve_node(s, sc, n->body);
+	sc->in_loop = was_loop;
+}
+
+static void resolve_node(struct session *s, struct scope *sc, struct node *n)
+{
+	if (!n)
+		return;
+	switch (n->kind) {
+	case N_NUM:
+	case N_STR:
+	case N_NULL:
+	case N_ARGC:
+		return;
+	case N_VAR:
+		n->sym = resolve_name(s, sc, n->name, n->loc, false);
+		if (n->sym)
+			set_arity(n->sym, 0, n->loc);
+		return;
+	case N_INDEX:
+		resolve_array_ref(s, sc, n->lhs, n->nargs);
+		n->sym = n->lhs->sym;
+		resolve_list(s, sc, n->args);
+		return;
+	case N_IN:
+		resolve_array_ref(s, sc, n->lhs, n->nargs);
+		n->sym = n->lhs->sym;
+		resolve_list(s, sc, n->args);
+		return;
+	case N_CALL:
+		resolve_call(s, sc, n);
+		return;
+	case N_PRINT:
+		resolve_list(s, sc, n->args);
+		return;
+	case N_STATOP:
+	case N_HIST:
+		resolve_node(s, sc, n->lhs);
+		resolve_list(s, sc, n->args);
+		resolve_node(s, sc, n->rhs);
+		return;
+	case N_FOREACH:
+		resolve_foreach(s, sc, n);
+		return;
+	case N_WHILE:
+	case N_FOR:
+		resolve_loop(s, sc, n);
+		return;
+	case N_BREAK:
+	case N_CONTINUE:
+		if (!sc->in_loop)
+			error_at(n->loc, "'%s' outside a loop", n->kind == N_BREAK ? "break" :
+				 "continue");
+		return;
+	case N_NEXT:
+		if (!sc->in_probe)
+			error_at(n->loc, "'next' is only allowed in a probe body");
+		return;
+	case N_RETURN:
+		if (!sc->fn)
+			error_at(n->loc, "'return' outside a function; use 'next' to leave a probe");
+		resolve_node(s, sc, n->lhs);
+		return;
+	case N_TRY:
+		resolve_node(s, sc, n->body);
+		if (n->catch_var) {
+			struct symbol *l = find_local(*sc->locals, n->catch_var->name);
+
+			n->catch_var = l ? l : add_local(sc, n->catch_var->name, n->catch_var->loc);
+		}
+		resolve_node(s, sc, n->catch_body);
+		s->needs |= NEED_TRY;
+		return;
+	case N_EMBED:
+		if (!s->guru && !sc->src->is_tapset)
+			error_at(n->loc, "embedded C code needs guru mode (-g)");
+		return;
+	case N_TARGET:
+	case N_CAST:
+	case N_ENTRY:
+		error_at(n->loc, "target variable '%s' is not available here: utap does not read "
+			 "DWARF variables in this probe yet", n->name ? n->name : "@cast");
+		return;
+	case N_DEFINED:
+		/* @defined(x) is decided here: only target variables can be undefined */
+		n->num = n->lhs->kind != N_TARGET && n->lhs->kind != N_CAST;
+		if (n->num)
+			resolve_node(s, sc, n->lhs);
+		n->kind = N_NUM;
+		n->type = TY_LONG;
+		return;
+	default:
+		break;
+	}
+	resolve_node(s, sc, n->lhs);
+	resolve_node(s, sc, n->rhs);
+	resolve_node(s, sc, n->cond);
+	resolve_node(s, sc, n->then);
+	resolve_node(s, sc, n->els);
+	resolve_list(s, sc, n->body);
+	resolve_list(s, sc, n->args);
+}
+
+static void resolve_function(struct session *s, struct function *fn)
+{
+	struct scope sc;
+
+	if (fn->used)
+		return;
+	fn->used = true;
+	fn->locals = fn->params;
+	mark_file_used(s, fn->src);
+	if (fn->embedded) {
+		if (!s->guru && !fn->src->is_tapset)
+			error_at(fn->loc, "function '%s' has embedded C code, which needs guru mode (-g)",
+				 fn->name);
+	} else {
+		sc = (struct scope){ .locals = &fn->locals, .fn = fn, .src = fn->src };
+		resolve_node(s, &sc, fn->body);
+	}
+	{
+		struct function **tail = &s->functions;
+
+		while (*tail)
+			tail = &(*tail)->next_used;
+		*tail = fn;
+	}
+}
+
+/* ---- probes and aliases ---- */
+
+
+static struct node *clone_list(const struct node *n)
+{
+	struct node head = { 0 }, *cur = &head;
+
+	for (; n; n = n->next)
+		cur = cur->next = clone_node(n);
+	return head.next;
+}
+
+struct node *clone_node(const struct node *n)
+{
+	struct node *c;
+
+	if (!n)
+		return NULL;
+	c = arena_alloc(sizeof(*c));
+	*c = *n;
+	c->next = NULL;
+	c->lhs = clone_node(n->lhs);
+	c->rhs = clone_node(n->rhs);
+	c->cond = clone_node(n->cond);
+	c->then = clone_node(n->then);
+	c->els = clone_node(n->els);
+	c->init = clone_node(n->init);
+	c->inc = clone_node(n->inc);
+	c->body = clone_list(n->body);
+	c->catch_body = clone_node(n->catch_body);
+	c->args = clone_list(n->args);
+	c->fe_limit = clone_node(n->fe_limit);
+	/* symbols are per-body: foreach and catch names are re-created on resolution */
+	for (int i = 0; i < n->fe_nkeys; i++)
+		if (n->fe_keys[i])
+			c->fe_keys[i] = new_symbol(n->fe_keys[i]->name, SYM_LOCAL, n->fe_keys[i]->loc);
+	if (n->fe_value)
+		c->fe_value = new_symbol(n->fe_value->name, SYM_LOCAL, n->fe_value->loc);
+	if (n->catch_var)
+		c->catch_var = new_symbol(n->catch_var->name, SYM_LOCAL, n->catch_var->loc);
+	return c;
+}
+
+static struct node *block_of(struct node *first, struct node *second, struct loc loc)
+{
+	struct node *b = arena_alloc(sizeof(*b));
+
+	b->kind = N_BLOCK;
+	b->loc = loc;
+	first = clone_node(first);
+	second = clone_node(second);
+	first->next = second;
+	b->body = first;
+	return b;
+}
+
+static struct node *and_conditions(struct node *a, struct node *b)
+{
+	struct node *n;
+
+	if (!a)
+		return b;
+	if (!b)
+		return a;
+	n = arena_alloc(sizeof(*n));
+	n->kind = N_LOGICAL;
+	n->op = "&&";
+	n->loc = a->loc;
+	n->lhs = a;
+	n->rhs = b;
+	return n;
+}
+
+static bool component_matches(const struct pp_component *pattern, const struct pp_component *name)
+{
+	if (fnmatch(pattern->name, name->name, 0) != 0)
+		return false;
+	if (!pattern->arg && !name->arg)
+		return true;
+	if (!pattern->arg || !name->arg || pattern->arg->kind != name->arg->kind)
+		return false;
+	if (name->arg->kind == N_NUM)
+		return pattern->arg->num == name->arg->num;
+	return fnmatch(pattern->arg->str, name->arg->str, 0) == 0;
+}
+
+/* Returns the components of point left after an alias name, or NULL if it doesn't match. */
+static bool alias_matches(const struct probe_point *point, const struct probe_point *alias_name,
+			  const struct pp_component **suffix)
+{
+	const struct pp_component *p = point->comps, *a = alias_name->comps;
+
+	for (; a; a = a->next, p = p->next)
+		if (!p || !component_matches(p, a))
+			return false;
+	*suffix = p;
+	return true;
+}
+
+static struct probe_point *with_suffix(const struct probe_point *target,
+				       const struct pp_component *suffix, bool optional)
+{
+	struct probe_point *pp = arena_alloc(sizeof(*pp));
+	struct pp_component head = { 0 }, *cur = &head;
+
+	*pp = *target;
+	pp->next = NULL;
+	for (const struct pp_component *c = target->comps; c; c = c->next) {
+		cur = cur->next = arena_alloc(sizeof(*cur));
+		*cur = *c;
+		cur->next = NULL;
+	}
+	for (const struct pp_component *c = suffix; c; c = c->next) {
+		cur = cur->next = arena_alloc(sizeof(*cur));
+		*cur = *c;
+		cur->next = NULL;
+	}
+	pp->comps = head.next;
+	pp->optional = pp->optional || optional;
+	return pp;
+}
+
+static int derive_point(struct session *s, struct probe *probe, struct probe_point *point,
+			struct node *body, struct node *cond, bool aliased);
+
+static int derive_alias(struct session *s, struct probe *probe, struct probe_point *point,
+			struct node *body, struct node *cond, struct probe *alias,
+			const struct pp_component *suffix)
+{
+	int total = 0;
+
+	for (struct probe_point *t = alias->points; t; t = t->next) {
+		struct probe_point *target = with_suffix(t, suffix, point->optional);
+		struct node *combined = alias->is_epilogue ? block_of(body, alias->body, body->loc) :
+				       block_of(alias->body, body, body->loc);
+		int n;
+
+		n = derive_point(s, probe, target, combined, and_conditions(cond, t->cond), true);
+		if (n < 0)
+			return -1;
+		total += n;
+		if (n > 0 && t->sufficient)
+			break;
+	}
+	mark_file_used(s, alias->src);
+	return total;
+}
+
+static const struct provider *find_provider(const struct probe_point *pp)
+{
+	for (int i = 0; providers[i]; i++)
+		if (providers[i]->match(pp))
+			return providers[i];
+	return NULL;
+}
+
+static int derive_point(struct session *s, struct probe *probe, struct probe_point *point,
+			struct node *body, struct node *cond, bool aliased)
+{
+	struct derived_probe proto = { 0 };
+	const struct provider *prov;
+	int total = 0;
+	bool any_alias = false;
+
+	if (++alias_depth > 32) {
+		error_at(point->loc, "probe alias expansion is too deep (recursive alias?)");
+		alias_depth--;
+		return -1;
+	}
+	for (struct file *f = all_files(s); f; f = f->next) {
+		for (struct probe *a = f->probes; a; a = a->next) {
+			const struct pp_component *suffix;
+
+			if (!a->is_alias)
+				continue;
+			for (struct probe_point *name = a->alias_names; name; name = name->next) {
+				int n;
+
+				if (!alias_matches(point, name, &suffix))
+					continue;
+				any_alias = true;
+				n = derive_alias(s, probe, point, body, cond, a, suffix);
+				if (n < 0) {
+					alias_depth--;
+					return -1;
+				}
+				total += n;
+				break;
+			}
+		}
+	}
+	if (any_alias) {
+		alias_depth--;
+		return total;
+	}
+	prov = find_provider(point);
+	alias_depth--;
+	if (!prov) {
+		if (point->optional)
+			return 0;
+		error_at(point->loc, "unknown probe point '%s'", pp_string(point));
+		return -1;
+	}
+	proto.prov = prov;
+	proto.point = point;
+	proto.probe = probe;
+	proto.body = body;
+	proto.cond = cond;
+	(void)aliased;
+	return prov->resolve(s, point, &proto);
+}
+
+static void derive_probe(struct session *s, struct probe *probe)
+{
+	for (struct probe_point *pp = probe->points; pp; pp = pp->next) {
+		int n = derive_point(s, probe, pp, probe->body, pp->cond, false);
+
+		if (n == 0 && !pp->optional)
+			error_at(pp->loc, "probe point '%s' matches nothing (add '?' to make it "
+				 "optional)", pp_string(pp));
+		if (n > 0 && pp->sufficient)
+			break;
+	}
+}
+
+/* Tapset files whose symbols are used contribute their own (non-alias) probes too. */
+static struct file *used_tapsets[1024];
+static int nused_tapsets;
+
+static void mark_file_used(struct session *s, const struct source *src)
+{
+	(void)s;
+	if (!src->is_tapset)
+		return;
+	for (int i = 0; i < nused_tapsets; i++)
+		if (used_tapsets[i]->src == src)
+			return;
+	for (struct file *f = s->tapset_files; f; f = f->next)
+		if (f->src == src && nused_tapsets < (int)ARRAY_LEN(used_tapsets))
+			used_tapsets[nused_tapsets++] = f;
+}
+
+/* Handlers are shared by derived probes of one body (probe a, b { ... }). */
+static struct derived_probe *resolve_probe_bodies(struct session *s, struct derived_probe *from)
+{
+	static int nhandlers;
+	struct derived_probe *last = from;
+
+	for (struct derived_probe *d = from; d; d = d->next) {
+		struct scope sc = { .in_probe = true, .src = d->probe->src };
+		struct derived_probe *same = NULL;
+
+		for (struct derived_probe *e = s->derived; e != d; e = e->next)
+			if (e->body == d->body && e->cond == d->cond) {
+				same = e;
+				break;
+			}
+		last = d;
+		if (same) {
+			d->handler = same->handler;
+			d->locals = same->locals;
+			continue;
+		}
+		sc.locals = &d->locals;
+		resolve_node(s, &sc, d->body);
+		resolve_node(s, &sc, d->cond);
+		d->handler = nhandlers++;
+	}
+	return last;
+}
+
+static void collect_globals(struct session *s)
+{
+	struct global **tail = &s->globals;
+
+	for (struct file *f = all_files(s); f; f = f->next)
+		for (struct global *g = f->globals; g; g = g->next)
+			if (g->used) {
+				struct global *copy = arena_alloc(sizeof(*copy));
+
+				*copy = *g;
+				copy->next = NULL;
+				*tail = copy;
+				tail = &copy->next;
+			}
+}
+
+static void collect_embeds(struct session *s)
+{
+	struct embed **tail = &s->embeds;
+
+	for (struct embed *e = s->user_file->embeds; e; e = e->next) {
+		if (!s->guru)
+			error_at(e->loc, "embedded C code needs guru mode (-g)");
+		*tail = arena_alloc(sizeof(**tail));
+		**tail = *e;
+		(*tail)->next = NULL;
+		tail = &(*tail)->next;
+	}
+	for (int i = 0; i < nused_tapsets; i++)
+		for (struct embed *e = used_tapsets[i]->embeds; e; e = e->next) {
+			*tail = arena_alloc(sizeof(**tail));
+			**tail = *e;
+			(*tail)->next = NULL;
+			tail = &(*tail)->next;
+		}
+}
+
+static void check_duplicate_globals(struct session *s)
+{
+	for (struct global *g = s->user_file->globals; g; g = g->next)
+		for (struct global *h = g->next; h; h = h->next)
+			if (!strcmp(g->sym->name, h->sym->name)) {
+				error_at(h->sym->loc, "duplicate global '%s'", h->sym->name);
+				note_at(g->sym->loc, "first declared here");
+			}
+	for (struct function *f = s->user_file->functions; f; f = f->next)
+		for (struct function *h = f->next; h; h = h->next)
+			if (!strcmp(f->name, h->name) && f->nparams == h->nparams) {
+				error_at(h->loc, "duplicate function '%s'", h->name);
+				note_at(f->loc, "first defined here");
+			}
+}
+
+int elaborate(struct session *s)
+{
+	struct derived_probe *last = NULL;
+	int tapsets_done = 0;
+
+	derived_tail = &s->derived;
+	check_duplicate_globals(s);
+	/* the script's own globals are part of it even when unused */
+	for (struct global *g = s->user_file->globals; g; g = g->next)
+		use_global(s, g);
+	for (struct probe *p = s->user_file->probes; p; p = p->next)
+		if (!p->is_alias)
+			derive_probe(s, p);
+	if (diag_errors)
+		return -1;
+	if (!s->derived) {
+		errorf("no probes found in the script");
+		return -1;
+	}
+	/* resolving may pull in tapset files whose own probes then join the script */
+	for (;;) {
+		struct derived_probe *from = last ? last->next : s->derived;
+
+		if (from)
+			last = resolve_probe_bodies(s, from);
+		if (tapsets_done == nused_tapsets)
+			break;
+		for (; tapsets_done < nused_tapsets; tapsets_done++)
+			for (struct probe *p = used_tapsets[tapsets_done]->probes; p; p = p->next)
+				if (!p->is_alias)
+					derive_probe(s, p);
+	}
+	collect_globals(s);
+	collect_embeds(s);
+	if (diag_errors)
+		return -1;
+	return infer_types(s);
+}

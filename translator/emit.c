@@ -1,0 +1,973 @@
+/*
+ * emit.c - pass 3: the elaborated script as one C file.
+ *
+ * Every expression is evaluated left to right into temporaries, so the C
+ * compiler's own evaluation order never changes a script's meaning. Long
+ * temporaries are C locals; string temporaries live in the probe's frame in
+ * the per-CPU context (kernel stacks are too small for 512-byte strings).
+ * A failing operation records its message and location and jumps to the
+ * current error label: the function's end, or an enclosing catch block.
+ */
+#include "emit.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+static struct val emit_expr(struct emitter *em, struct node *n);
+static void emit_stmt(struct emitter *em, struct node *n);
+
+void emit_line(struct emitter *em, const char *fmt, ...)
+{
+	va_list ap;
+
+	for (int i = 0; i < em->indent; i++)
+		sb_putc(em->out, '\t');
+	va_start(ap, fmt);
+	sb_vprintf(em->out, fmt, ap);
+	va_end(ap);
+	sb_putc(em->out, '\n');
+}
+
+const char *c_string_literal(const char *s, size_t len)
+{
+	struct strbuf sb = { 0 };
+	const char *r;
+
+	sb_putc(&sb, '"');
+	for (size_t i = 0; i < len; i++) {
+		unsigned char ch = (unsigned char)s[i];
+
+		if (ch == '"' || ch == '\\')
+			sb_printf(&sb, "\\%c", ch);
+		else if (ch == '\n')
+			sb_puts(&sb, "\\n");
+		else if (ch == '\t')
+			sb_puts(&sb, "\\t");
+		else if (ch < 32 || ch >= 127 || ch == '?')
+			sb_printf(&sb, "\\%03o", ch);	/* octal: never swallows a following digit */
+		else
+			sb_putc(&sb, (char)ch);
+	}
+	sb_putc(&sb, '"');
+	r = arena_strdup(sb.buf);
+	sb_free(&sb);
+	return r;
+}
+
+/* "operator '/' at <input>:1:28" as a C string, for run-time error messages */
+const char *c_near(const struct node *n)
+{
+	const char *where = arena_printf("%s at %s:%d:%d", n->near ? n->near : "statement",
+					 n->loc.src ? n->loc.src->name : "?", n->loc.line,
+					 n->loc.col);
+
+	return c_string_literal(where, strlen(where));
+}
+
+static const char *new_label(struct emitter *em, const char *what)
+{
+	return arena_printf("%s_%d", what, em->nlabels++);
+}
+
+static const char *new_long(struct emitter *em)
+{
+	return arena_printf("t%d", em->nlong++);
+}
+
+static const char *new_str(struct emitter *em)
+{
+	int i = em->nstr++;
+
+	if (em->nstr > em->maxstr)
+		em->maxstr = em->nstr;
+	return arena_printf("l->__s[%d]", i);
+}
+
+static struct val long_val(const char *c)
+{
+	return (struct val){ .type = TY_LONG, .c = c };
+}
+
+static struct val str_val(const char *c, bool temp)
+{
+	return (struct val){ .type = TY_STRING, .c = c, .str_temp = temp };
+}
+
+static const char *ctype_of(enum type t)
+{
+	return t == TY_STRING ? "char" : "int64_t";
+}
+
+static const char *csuffix_of(enum type t)
+{
+	return t == TY_STRING ? "[MAXSTRINGLEN]" : "";
+}
+
+static const char *var_lvalue(const struct symbol *sym)
+{
+	if (sym->kind == SYM_GLOBAL)
+		return arena_printf("utap_g_%s", sym->name);
+	return arena_printf("l->%s", sym->name);
+}
+
+static const char *num_literal(int64_t v)
+{
+	if (v == INT64_MIN)
+		return "(-9223372036854775807LL - 1)";
+	return arena_printf("%" PRId64 "LL", v);
+}
+
+static void check_error(struct emitter *em)
+{
+	emit_line(em, "if (unlikely(c->last_error)) goto %s;", em->err_label);
+}
+
+static void fail(struct emitter *em, const char *msg, const struct node *n)
+{
+	emit_line(em, "UTAP_ERROR(c, \"%s\", %s, %s);", msg, c_near(n), em->err_label);
+}
+
+/* ---- expressions ---- */
+
+static struct val emit_var(struct emitter *em, struct node *n)
+{
+	const char *lv = var_lvalue(n->sym);
+	const char *t;
+
+	if (n->sym->type == TY_STRING)
+		return str_val(lv, false);
+	t = new_long(em);
+	emit_line(em, "%s = %s;", t, lv);
+	return long_val(t);
+}
+
+static struct val emit_binary(struct emitter *em, struct node *n)
+{
+	struct val a = emit_expr(em, n->lhs);
+	struct val b = emit_expr(em, n->rhs);
+	const char *t = new_long(em);
+	const char *op = n->op;
+
+	if (!strcmp(op, "/") || !strcmp(op, "%")) {
+		emit_line(em, "if (unlikely(%s == 0))", b.c);
+		em->indent++;
+		fail(em, "division by 0", n);
+		em->indent--;
+		/* INT64_MIN / -1 traps on x86: negate instead, wrapping as stap does */
+		emit_line(em, "%s = %s == -1 ? %s : %s %s %s;", t, b.c,
+			  !strcmp(op, "/") ? arena_printf("(int64_t)(0 - (uint64_t)%s)", a.c) : "0",
+			  a.c, op, b.c);
+	} else if (!strcmp(op, "<<")) {
+		emit_line(em, "%s = (int64_t)((uint64_t)%s << (%s & 63));", t, a.c, b.c);
+	} else if (!strcmp(op, ">>")) {
+		emit_line(em, "%s = %s >> (%s & 63);", t, a.c, b.c);
+	} else if (!strcmp(op, "+") || !strcmp(op, "-") || !strcmp(op, "*")) {
+		emit_line(em, "%s = (int64_t)((uint64_t)%s %s (uint64_t)%s);", t, a.c, op, b.c);
+	} else {
+		emit_line(em, "%s = %s %s %s;", t, a.c, op, b.c);
+	}
+	return long_val(t);
+}
+
+static struct val emit_logical(struct emitter *em, struct node *n)
+{
+	const char *t = new_long(em);
+	bool is_and = !strcmp(n->op, "&&");
+	struct val a = emit_expr(em, n->lhs), b;
+
+	emit_line(em, "%s = %s != 0;", t, a.c);
+	emit_line(em, "if (%s%s) {", is_and ? "" : "!", t);
+	em->indent++;
+	b = emit_expr(em, n->rhs);
+	emit_line(em, "%s = %s != 0;", t, b.c);
+	em->indent--;
+	emit_line(em, "}");
+	return long_val(t);
+}
+
+static struct val emit_compare(struct emitter *em, struct node *n)
+{
+	struct val a = emit_expr(em, n->lhs);
+	struct val b = emit_expr(em, n->rhs);
+	const char *t = new_long(em);
+
+	if (a.type == TY_STRING)
+		emit_line(em, "%s = strcmp(%s, %s) %s 0;", t, a.c, b.c, n->op);
+	else
+		emit_line(em, "%s = %s %s %s;", t, a.c, n->op, b.c);
+	return long_val(t);
+}
+
+static struct val emit_concat(struct emitter *em, struct node *n)
+{
+	struct val a = emit_expr(em, n->lhs);
+	struct val b = emit_expr(em, n->rhs);
+	const char *t;
+
+	/* a chain a . b . c appends into the first temporary */
+	if (a.str_temp) {
+		emit_line(em, "utap_strlcat(%s, %s, MAXSTRINGLEN);", a.c, b.c);
+		return a;
+	}
+	t = new_str(em);
+	emit_line(em, "utap_strlcpy(%s, %s, MAXSTRINGLEN);", t, a.c);
+	emit_line(em, "utap_strlcat(%s, %s, MAXSTRINGLEN);", t, b.c);
+	return str_val(t, true);
+}
+
+static struct val emit_unary(struct emitter *em, struct node *n)
+{
+	struct val a = emit_expr(em, n->lhs);
+	const char *t = new_long(em);
+
+	if (!strcmp(n->op, "-"))
+		emit_line(em, "%s = (int64_t)(0 - (uint64_t)%s);", t, a.c);
+	else if (!strcmp(n->op, "!"))
+		emit_line(em, "%s = !%s;", t, a.c);
+	else if (!strcmp(n->op, "~"))
+		emit_line(em, "%s = ~%s;", t, a.c);
+	else
+		emit_line(em, "%s = %s;", t, a.c);
+	return long_val(t);
+}
+
+static void store(struct emitter *em, struct node *lhs, struct val v)
+{
+	if (lhs->kind == N_VAR) {
+		const char *lv = var_lvalue(lhs->sym);
+
+		if (v.type == TY_STRING)
+			emit_line(em, "utap_strlcpy(%s, %s, MAXSTRINGLEN);", lv, v.c);
+		else
+			emit_line(em, "%s = %s;", lv, v.c);
+		return;
+	}
+	error_at(lhs->loc, "assignment to this kind of expression is not supported yet");
+}
+
+/* x op= y for longs, computed like the binary operator */
+static const char *compound_op(const char *assign_op)
+{
+	size_t n = strlen(assign_op);
+
+	return arena_strndup(assign_op, n - 1);
+}
+
+static struct val emit_assign(struct emitter *em, struct node *n)
+{
+	struct val cur, rhs, res;
+
+	if (!strcmp(n->op, "=")) {
+		rhs = emit_expr(em, n->rhs);
+		store(em, n->lhs, rhs);
+		return n->lhs->sym && n->lhs->sym->type == TY_STRING && n->lhs->kind == N_VAR ?
+		       str_val(var_lvalue(n->lhs->sym), false) : rhs;
+	}
+	if (!strcmp(n->op, ".=")) {
+		rhs = emit_expr(em, n->rhs);
+		if (n->lhs->kind == N_VAR) {
+			const char *lv = var_lvalue(n->lhs->sym);
+
+			emit_line(em, "utap_strlcat(%s, %s, MAXSTRINGLEN);", lv, rhs.c);
+			return str_val(lv, false);
+		}
+		error_at(n->loc, "'.=' on this kind of expression is not supported yet");
+		return rhs;
+	}
+	{
+		struct node bin = *n;
+
+		bin.kind = N_BINARY;
+		bin.op = compound_op(n->op);
+		cur = emit_expr(em, n->lhs);
+		rhs = emit_expr(em, n->rhs);
+		/* reuse the binary operator's checks on the already-evaluated values */
+		bin.lhs = arena_alloc(sizeof(*bin.lhs));
+		bin.rhs = arena_alloc(sizeof(*bin.rhs));
+		*bin.lhs = (struct node){ .kind = N_NUM, .type = TY_LONG };
+		*bin.rhs = (struct node){ .kind = N_NUM, .type = TY_LONG };
+		bin.lhs->name = cur.c;
+		bin.rhs->name = rhs.c;
+		bin.lhs->op = "val";
+		bin.rhs->op = "val";
+		res = emit_binary(em, &bin);
+		store(em, n->lhs, res);
+		return res;
+	}
+}
+
+static struct val emit_incdec(struct emitter *em, struct node *n, bool post)
+{
+	struct val cur = emit_expr(em, n->lhs);
+	const char *t = new_long(em);
+	const char *d = n->op[0] == '+' ? "+" : "-";
+
+	emit_line(em, "%s = (int64_t)((uint64_t)%s %s 1);", t, cur.c, d);
+	store(em, n->lhs, long_val(t));
+	return post ? cur : long_val(t);
+}
+
+static struct val emit_ternary(struct emitter *em, struct node *n)
+{
+	struct val cond = emit_expr(em, n->cond), a, b;
+	const char *t = n->type == TY_STRING ? new_str(em) : new_long(em);
+	bool is_str = n->type == TY_STRING;
+
+	emit_line(em, "if (%s) {", cond.c);
+	em->indent++;
+	a = emit_expr(em, n->then);
+	if (is_str)
+		emit_line(em, "utap_strlcpy(%s, %s, MAXSTRINGLEN);", t, a.c);
+	else
+		emit_line(em, "%s = %s;", t, a.c);
+	em->indent--;
+	emit_line(em, "} else {");
+	em->indent++;
+	b = emit_expr(em, n->els);
+	if (is_str)
+		emit_line(em, "utap_strlcpy(%s, %s, MAXSTRINGLEN);", t, b.c);
+	else
+		emit_line(em, "%s = %s;", t, b.c);
+	em->indent--;
+	emit_line(em, "}");
+	return is_str ? str_val(t, true) : long_val(t);
+}
+
+static const char *fc_name(enum fmt_conv conv)
+{
+	static const char *const names[] = {
+		[FC_LITERAL] = "UTAP_FC_LIT", [FC_SIGNED] = "UTAP_FC_SIGNED",
+		[FC_UNSIGNED] = "UTAP_FC_UNSIGNED", [FC_OCTAL] = "UTAP_FC_OCTAL",
+		[FC_HEX] = "UTAP_FC_HEX", [FC_HEX_UPPER] = "UTAP_FC_HEX_UPPER",
+		[FC_POINTER] = "UTAP_FC_POINTER", [FC_STRING] = "UTAP_FC_STRING",
+		[FC_CHAR] = "UTAP_FC_CHAR", [FC_MEMORY] = "UTAP_FC_MEMORY",
+		[FC_MEMORY_HEX] = "UTAP_FC_MEMORY_HEX", [FC_BINARY] = "UTAP_FC_BINARY",
+	};
+
+	return names[conv];
+}
+
+/* The parsed format as a static array; returns its name. */
+static const char *emit_format(struct emitter *em, const struct fmt_spec *spec)
+{
+	const char *name = arena_printf("utap_fmt_%d", em->nfmts++);
+
+	sb_printf(&em->top, "static const struct utap_fmt_piece %s[] = {\n", name);
+	for (const struct fmt_piece *p = spec->pieces; p; p = p->next) {
+		int flags = p->flags;
+
+		if (p->width == -2)
+			flags |= 32;	/* UTAP_FF_WIDTH_ARG */
+		if (p->prec == -2)
+			flags |= 64;	/* UTAP_FF_PREC_ARG */
+		if (p->conv == FC_LITERAL)
+			sb_printf(&em->top, "\t{ .conv = UTAP_FC_LIT, .lit = %s, .lit_len = %zu },\n",
+				  c_string_literal(p->lit, p->lit_len), p->lit_len);
+		else
+			sb_printf(&em->top, "\t{ .conv = %s, .flags = %d, .width = %d, .prec = %d },\n",
+				  fc_name(p->conv), flags, p->width < 0 ? -1 : p->width,
+				  p->prec < 0 ? -1 : p->prec);
+	}
+	sb_printf(&em->top, "\t{ .conv = UTAP_FC_END },\n};\n");
+	return name;
+}
+
+static struct val emit_print(struct emitter *em, struct node *n)
+{
+	int flags = n->print_flags;
+	bool to_string = flags & PF_TO_STRING;
+	struct node *args = n->args;
+	const char *dst = NULL;
+
+	if (flags & PF_FORMAT) {
+		const char *fmt = emit_format(em, n->fmt);
+		const char *arr = arena_printf("a%d", em->nlabels++);
+		int nargs = n->nargs - 1, i = 0;
+		struct val *vals = arena_alloc(sizeof(*vals) * (nargs + 1));
+
+		for (struct node *a = args->next; a; a = a->next)
+			vals[i++] = emit_expr(em, a);
+		emit_line(em, "{");
+		em->indent++;
+		emit_line(em, "union utap_arg %s[%d];", arr, nargs ? nargs : 1);
+		for (i = 0; i < nargs; i++)
+			emit_line(em, "%s[%d].%c = %s;", arr, i, vals[i].type == TY_STRING ? 's' : 'l',
+				  vals[i].c);
+		if (to_string) {
+			dst = new_str(em);
+			emit_line(em, "utap_sprintf(%s, %s, %s);", dst, fmt, arr);
+		} else {
+			emit_line(em, "utap_printf(c, %s, %s);", fmt, arr);
+		}
+		em->indent--;
+		emit_line(em, "}");
+		return to_string ? str_val(dst, true) : long_val("0");
+	}
+
+	/* print/println/printd: each value as %d or %s, a delimiter between */
+	{
+		struct val delim = { 0 };
+		struct val vals[64];
+		int nv = 0;
+
+		if (flags & PF_DELIM) {
+			delim = emit_expr(em, args);
+			args = args->next;
+		}
+		for (struct node *a = args; a && nv < 64; a = a->next)
+			vals[nv++] = emit_expr(em, a);
+		if (to_string) {
+			dst = new_str(em);
+			emit_line(em, "%s[0] = 0;", dst);
+		}
+		for (int i = 0; i < nv; i++) {
+			if (i && (flags & PF_DELIM)) {
+				if (to_string)
+					emit_line(em, "utap_strlcat(%s, %s, MAXSTRINGLEN);", dst, delim.c);
+				else
+					emit_line(em, "utap_print_bytes(c, %s, strlen(%s));", delim.c,
+						  delim.c);
+			}
+			if (to_string && vals[i].type == TY_STRING)
+				emit_line(em, "utap_strlcat(%s, %s, MAXSTRINGLEN);", dst, vals[i].c);
+			else if (to_string)
+				emit_line(em, "utap_strcat_long(%s, %s);", dst, vals[i].c);
+			else if (vals[i].type == TY_STRING)
+				emit_line(em, "utap_print_bytes(c, %s, strlen(%s));", vals[i].c,
+					  vals[i].c);
+			else
+				emit_line(em, "utap_print_long_raw(c, %s);", vals[i].c);
+		}
+		if (flags & PF_NEWLINE) {
+			if (to_string)
+				emit_line(em, "utap_strlcat(%s, \"\\n\", MAXSTRINGLEN);", dst);
+			else
+				emit_line(em, "utap_print_bytes(c, \"\\n\", 1);");
+		}
+		if (!to_string)
+			emit_line(em, "c->nprints++;");
+		return to_string ? str_val(dst, true) : long_val("0");
+	}
+}
+
+static const char *frame_member(const struct function *fn)
+{
+	return arena_printf("f_%s_%d", fn->name, fn->nparams);
+}
+
+static struct val emit_call(struct emitter *em, struct node *n)
+{
+	struct function *fn = n->fn;
+	struct val vals[64];
+	int i = 0;
+	struct symbol *p;
+	const char *f = arena_printf("f%d", em->nlabels++);
+	struct val res = long_val("0");
+
+	for (struct node *a = n->args; a && i < 64; a = a->next)
+		vals[i++] = emit_expr(em, a);
+	emit_line(em, "if (unlikely(c->nesting >= MAXNESTING))");
+	em->indent++;
+	fail(em, "MAXNESTING exceeded", n);
+	em->indent--;
+	emit_line(em, "{");
+	em->indent++;
+	emit_line(em, "struct utap_frame_%s *%s = &UTAP_FRAME(c, c->nesting + 1)->%s;",
+		  frame_member(fn), f, frame_member(fn));
+	for (i = 0, p = fn->params; p; p = p->next, i++) {
+		if (p->type == TY_STRING)
+			emit_line(em, "utap_strlcpy(%s->%s, %s, MAXSTRINGLEN);", f, p->name, vals[i].c);
+		else
+			emit_line(em, "%s->%s = %s;", f, p->name, vals[i].c);
+	}
+	emit_line(em, "c->nesting++;");
+	emit_line(em, "utap_fn_%s(c);", frame_member(fn));
+	emit_line(em, "c->nesting--;");
+	check_error(em);
+	if (fn->ret == TY_STRING) {
+		const char *t = new_str(em);
+
+		emit_line(em, "utap_strlcpy(%s, %s->__retvalue, MAXSTRINGLEN);", t, f);
+		res = str_val(t, true);
+	} else if (fn->ret == TY_LONG) {
+		const char *t = new_long(em);
+
+		emit_line(em, "%s = %s->__retvalue;", t, f);
+		res = long_val(t);
+	}
+	em->indent--;
+	emit_line(em, "}");
+	return res;
+}
+
+static struct val emit_expr(struct emitter *em, struct node *n)
+{
+	switch (n->kind) {
+	case N_NUM:
+		/* values already computed by emit_assign's compound form */
+		if (n->op && !strcmp(n->op, "val"))
+			return long_val(n->name);
+		return long_val(num_literal(n->num));
+	case N_STR:
+		return str_val(c_string_literal(n->str, n->str_len), false);
+	case N_VAR:
+		return emit_var(em, n);
+	case N_BINARY:
+		return emit_binary(em, n);
+	case N_LOGICAL:
+		return emit_logical(em, n);
+	case N_COMPARE:
+		return emit_compare(em, n);
+	case N_CONCAT:
+		return emit_concat(em, n);
+	case N_UNARY:
+		return emit_unary(em, n);
+	case N_ASSIGN:
+		return emit_assign(em, n);
+	case N_PREINC:
+		return emit_incdec(em, n, false);
+	case N_POSTINC:
+		return emit_incdec(em, n, true);
+	case N_TERNARY:
+		return emit_ternary(em, n);
+	case N_PRINT:
+		return emit_print(em, n);
+	case N_CALL:
+		return emit_call(em, n);
+	default:
+		error_at(n->loc, "this construct is not supported by the code generator yet");
+		return long_val("0");
+	}
+}
+
+/* ---- statements ---- */
+
+static void emit_action_check(struct emitter *em, struct node *n)
+{
+	emit_line(em, "if (unlikely(--c->actionremaining < 0))");
+	em->indent++;
+	fail(em, "MAXACTION exceeded", n);
+	em->indent--;
+}
+
+static void emit_block(struct emitter *em, struct node *list)
+{
+	for (struct node *s = list; s; s = s->next)
+		emit_stmt(em, s);
+}
+
+static void emit_if(struct emitter *em, struct node *n)
+{
+	struct val cond = emit_expr(em, n->cond);
+
+	emit_line(em, "if (%s) {", cond.c);
+	em->indent++;
+	emit_stmt(em, n->then);
+	em->indent--;
+	if (n->els) {
+		emit_line(em, "} else {");
+		em->indent++;
+		emit_stmt(em, n->els);
+		em->indent--;
+	}
+	emit_line(em, "}");
+}
+
+/* while and for: cond stmts; if (!cond) break; body; cont: inc stmts */
+static void emit_loop(struct emitter *em, struct node *n)
+{
+	const char *brk = new_label(em, "brk"), *cont = new_label(em, "cont");
+	const char *save_brk = em->brk, *save_cont = em->cont;
+	int mark;
+
+	if (n->init) {
+		mark = em->nstr;
+		emit_expr(em, n->init);
+		em->nstr = mark;
+	}
+	emit_line(em, "for (;;) {");
+	em->indent++;
+	emit_action_check(em, n);
+	if (n->cond) {
+		struct val cond;
+
+		mark = em->nstr;
+		cond = emit_expr(em, n->cond);
+		emit_line(em, "if (!%s)", cond.c);
+		emit_line(em, "\tbreak;");
+		em->nstr = mark;
+	}
+	em->brk = brk;
+	em->cont = cont;
+	emit_stmt(em, n->body);
+	em->brk = save_brk;
+	em->cont = save_cont;
+	emit_line(em, "%s: __attribute__((unused));", cont);
+	if (n->inc) {
+		mark = em->nstr;
+		emit_expr(em, n->inc);
+		em->nstr = mark;
+	}
+	em->indent--;
+	emit_line(em, "}");
+	emit_line(em, "%s: __attribute__((unused));", brk);
+}
+
+static void emit_return(struct emitter *em, struct node *n)
+{
+	if (n->lhs) {
+		struct val v = emit_expr(em, n->lhs);
+
+		if (v.type == TY_STRING)
+			emit_line(em, "utap_strlcpy(l->__retvalue, %s, MAXSTRINGLEN);", v.c);
+		else
+			emit_line(em, "l->__retvalue = %s;", v.c);
+	}
+	emit_line(em, "goto out;");
+}
+
+static void emit_delete(struct emitter *em, struct node *n)
+{
+	if (n->lhs->kind == N_VAR) {
+		const char *lv = var_lvalue(n->lhs->sym);
+
+		if (n->lhs->sym->type == TY_STRING)
+			emit_line(em, "%s[0] = 0;", lv);
+		else
+			emit_line(em, "%s = 0;", lv);
+		return;
+	}
+	error_at(n->loc, "'delete' of arrays is not supported by the code generator yet");
+}
+
+static void emit_try(struct emitter *em, struct node *n)
+{
+	const char *catch = new_label(em, "catch"), *done = new_label(em, "try_done");
+	const char *save = em->err_label;
+
+	em->err_label = catch;
+	emit_line(em, "{");
+	em->indent++;
+	emit_stmt(em, n->body);
+	em->indent--;
+	emit_line(em, "}");
+	em->err_label = save;
+	emit_line(em, "goto %s;", done);
+	emit_line(em, "%s:", catch);
+	em->indent++;
+	if (n->catch_var)
+		emit_line(em, "utap_strlcpy(%s, c->last_error, MAXSTRINGLEN);",
+			  var_lvalue(n->catch_var));
+	emit_line(em, "c->last_error = NULL;");
+	emit_stmt(em, n->catch_body);
+	em->indent--;
+	emit_line(em, "%s: ;", done);
+}
+
+static void emit_stmt(struct emitter *em, struct node *n)
+{
+	int mark = em->nstr;
+
+	if (!n)
+		return;
+	switch (n->kind) {
+	case N_BLOCK:
+		emit_block(em, n->body);
+		break;
+	case N_NULL:
+		break;
+	case N_EXPR_STMT:
+		emit_action_check(em, n->lhs);
+		emit_expr(em, n->lhs);
+		break;
+	case N_IF:
+		emit_action_check(em, n);
+		emit_if(em, n);
+		break;
+	case N_WHILE:
+	case N_FOR:
+		emit_loop(em, n);
+		break;
+	case N_BREAK:
+		emit_line(em, "goto %s;", em->brk);
+		break;
+	case N_CONTINUE:
+		emit_line(em, "goto %s;", em->cont);
+		break;
+	case N_NEXT:
+		emit_line(em, "goto out;");
+		break;
+	case N_RETURN:
+		emit_action_check(em, n);
+		emit_return(em, n);
+		break;
+	case N_DELETE:
+		emit_action_check(em, n);
+		emit_delete(em, n);
+		break;
+	case N_TRY:
+		emit_try(em, n);
+		break;
+	case N_EMBED:
+		emit_line(em, "{");
+		sb_puts(em->out, n->str);
+		sb_putc(em->out, '\n');
+		emit_line(em, "}");
+		break;
+	default:
+		error_at(n->loc, "this statement is not supported by the code generator yet");
+		break;
+	}
+	em->nstr = mark;
+}
+
+/* ---- functions, probes, frames ---- */
+
+static void emit_frame_struct(struct emitter *em, const char *name, struct symbol *locals,
+			      enum type ret, bool has_ret, int nstr)
+{
+	sb_printf(&em->frames, "struct utap_frame_%s {\n", name);
+	if (has_ret)
+		sb_printf(&em->frames, "\t%s __retvalue%s;\n", ctype_of(ret), csuffix_of(ret));
+	for (struct symbol *l = locals; l; l = l->next)
+		sb_printf(&em->frames, "\t%s %s%s;\n", ctype_of(l->type), l->name,
+			  csuffix_of(l->type));
+	if (nstr)
+		sb_printf(&em->frames, "\tchar __s[%d][MAXSTRINGLEN];\n", nstr);
+	sb_printf(&em->frames, "\tchar __pad;\n};\n");
+	sb_printf(&em->unionm, "\tstruct utap_frame_%s %s;\n", name, name);
+}
+
+static void emit_locals_init(struct emitter *em, struct symbol *locals)
+{
+	for (struct symbol *l = locals; l; l = l->next) {
+		if (l->kind == SYM_PARAM)
+			continue;
+		if (l->type == TY_STRING)
+			emit_line(em, "l->%s[0] = 0;", l->name);
+		else
+			emit_line(em, "l->%s = 0;", l->name);
+	}
+}
+
+static void begin_function(struct emitter *em, struct strbuf *body)
+{
+	em->out = body;
+	em->indent = 1;
+	em->nlong = 0;
+	em->nstr = em->maxstr = 0;
+	em->err_label = "out";
+	em->brk = em->cont = NULL;
+}
+
+static void flush_function(struct emitter *em, const char *signature, const char *frame_decl,
+			   struct strbuf *body)
+{
+	sb_printf(&em->funcs, "%s\n{\n\t%s\n", signature, frame_decl);
+	for (int i = 0; i < em->nlong; i++)
+		sb_printf(&em->funcs, "\tint64_t t%d;\n", i);
+	sb_putn(&em->funcs, body->buf ? body->buf : "", body->len);
+	sb_printf(&em->funcs, "out: __attribute__((unused));\n\t;\n}\n\n");
+	sb_free(body);
+}
+
+static void emit_embedded_function(struct emitter *em, struct function *fn)
+{
+	const char *m = frame_member(fn);
+	struct strbuf body = { 0 };
+
+	for (struct symbol *p = fn->params; p; p = p->next)
+		sb_printf(&body, "#define STAP_ARG_%s (l->%s)\n", p->name, p->name);
+	sb_printf(&body, "#define STAP_RETVALUE (l->__retvalue)\n");
+	sb_printf(&body, "{\n%s\n}\n", fn->embedded);
+	sb_printf(&body, "#undef STAP_RETVALUE\n");
+	for (struct symbol *p = fn->params; p; p = p->next)
+		sb_printf(&body, "#undef STAP_ARG_%s\n", p->name);
+	emit_frame_struct(em, m, fn->params, fn->ret, fn->ret != TY_UNKNOWN, 0);
+	em->nlong = 0;
+	flush_function(em, arena_printf("static void utap_fn_%s(struct utap_context *c)", m),
+		       arena_printf("struct utap_frame_%s *l __attribute__((unused)) = "
+				    "&UTAP_FRAME(c, c->nesting)->%s;", m, m), &body);
+}
+
+static void emit_function(struct emitter *em, struct function *fn)
+{
+	const char *m = frame_member(fn);
+	struct strbuf body = { 0 };
+
+	sb_printf(&em->protos, "static void utap_fn_%s(struct utap_context *c);\n", m);
+	if (fn->embedded) {
+		emit_embedded_function(em, fn);
+		return;
+	}
+	begin_function(em, &body);
+	em->fn = fn;
+	emit_locals_init(em, fn->locals);
+	emit_stmt(em, fn->body);
+	em->fn = NULL;
+	emit_frame_struct(em, m, fn->locals, fn->ret, fn->ret != TY_UNKNOWN, em->maxstr);
+	flush_function(em, arena_printf("static void utap_fn_%s(struct utap_context *c)", m),
+		       arena_printf("struct utap_frame_%s *l __attribute__((unused)) = "
+				    "&UTAP_FRAME(c, c->nesting)->%s;", m, m), &body);
+}
+
+static void emit_handler(struct emitter *em, struct derived_probe *d)
+{
+	const char *m = arena_printf("p%d", d->handler);
+	struct strbuf body = { 0 };
+
+	begin_function(em, &body);
+	emit_locals_init(em, d->locals);
+	if (d->cond) {
+		struct val cond = emit_expr(em, d->cond);
+
+		emit_line(em, "if (!%s)", cond.c);
+		emit_line(em, "\tgoto out;");
+		em->nstr = 0;
+	}
+	emit_stmt(em, d->body);
+	emit_frame_struct(em, m, d->locals, TY_UNKNOWN, false, em->maxstr);
+	sb_printf(&em->protos, "static void utap_probe_%d(struct utap_context *c);\n", d->handler);
+	flush_function(em, arena_printf("static void utap_probe_%d(struct utap_context *c)",
+					d->handler),
+		       arena_printf("struct utap_frame_%s *l __attribute__((unused)) = "
+				    "&UTAP_FRAME(c, 0)->%s;", m, m), &body);
+}
+
+void emit_run_handler(struct strbuf *sb, const struct derived_probe *d, const char *state,
+		      const char *indent)
+{
+	sb_printf(sb, "%sc = utap_context_enter(&utap_probes[%d], %s);\n", indent, d->index, state);
+	sb_printf(sb, "%sif (c) {\n", indent);
+	sb_printf(sb, "%s\tutap_probe_%d(c);\n", indent, d->handler);
+	sb_printf(sb, "%s\tutap_context_leave(c);\n", indent);
+	sb_printf(sb, "%s}\n", indent);
+}
+
+static void emit_globals(struct emitter *em)
+{
+	for (struct global *g = em->s->globals; g; g = g->next) {
+		struct symbol *s = g->sym;
+
+		if (s->arity > 0) {
+			error_at(s->loc, "global arrays are not supported by the code generator yet");
+			continue;
+		}
+		if (s->type == TY_STRING)
+			sb_printf(&em->top, "static char utap_g_%s[MAXSTRINGLEN]%s;\n", s->name,
+				  g->init ? arena_printf(" = %s", c_string_literal(g->init->str,
+						g->init->str_len)) : "");
+		else
+			sb_printf(&em->top, "static int64_t utap_g_%s%s;\n", s->name,
+				  g->init ? arena_printf(" = %s", num_literal(g->init->num)) : "");
+	}
+}
+
+static void emit_probe_table(struct emitter *em)
+{
+	sb_printf(&em->top, "static const struct utap_probe utap_probes[%d] = {\n",
+		  em->s->nderived);
+	for (struct derived_probe *d = em->s->derived; d; d = d->next) {
+		const char *pp = d->pp;
+
+		sb_printf(&em->top, "\t{ .pp = %s, .index = %d },\n", c_string_literal(pp, strlen(pp)),
+			  d->index);
+	}
+	sb_printf(&em->top, "};\n");
+}
+
+static void emit_providers(struct emitter *em)
+{
+	struct derived_probe *list[4096];
+
+	for (int i = 0; providers[i]; i++) {
+		int n = 0;
+
+		for (struct derived_probe *d = em->s->derived; d; d = d->next)
+			if (d->prov == providers[i] && n < (int)ARRAY_LEN(list))
+				list[n++] = d;
+		if (n)
+			providers[i]->emit(em, list, n);
+	}
+}
+
+static void emit_hook(struct strbuf *out, const char *sig, struct strbuf *body, const char *ret)
+{
+	sb_printf(out, "%s\n{\n", sig);
+	if (body->buf)
+		sb_putn(out, body->buf, body->len);
+	if (ret)
+		sb_printf(out, "\treturn %s;\n", ret);
+	sb_printf(out, "}\n\n");
+}
+
+static void assemble(struct emitter *em, struct strbuf *out)
+{
+	struct session *s = em->s;
+
+	sb_printf(out, "/* Generated by utap %s from %s. */\n", UTAP_VERSION,
+		  s->script_path ? s->script_path : "<input>");
+	for (int i = 0; i < s->ndefines; i++) {
+		const char *d = s->defines[i], *eq = strchr(d, '=');
+
+		if (eq)
+			sb_printf(out, "#define %.*s %s\n", (int)(eq - d), d, eq + 1);
+		else
+			sb_printf(out, "#define %s 1\n", d);
+	}
+	sb_printf(out, "#include \"core/runtime.h\"\n\n");
+	for (struct embed *e = s->embeds; e; e = e->next)
+		sb_printf(out, "%s\n", e->code);
+	sb_putn(out, em->top.buf ? em->top.buf : "", em->top.len);
+	sb_putn(out, em->frames.buf ? em->frames.buf : "", em->frames.len);
+	sb_printf(out, "\nunion utap_frame {\n%s\tchar __none;\n};\n",
+		  em->unionm.buf ? em->unionm.buf : "");
+	sb_printf(out, "#define UTAP_FRAME_STRIDE ALIGN(sizeof(union utap_frame), 16)\n");
+	sb_printf(out, "#define UTAP_FRAME(c, n) ((union utap_frame *)((c)->frames + "
+		  "(size_t)(n) * UTAP_FRAME_STRIDE))\n\n");
+	sb_putn(out, em->protos.buf ? em->protos.buf : "", em->protos.len);
+	sb_putc(out, '\n');
+	sb_putn(out, em->funcs.buf ? em->funcs.buf : "", em->funcs.len);
+	sb_putn(out, em->glue.buf ? em->glue.buf : "", em->glue.len);
+	emit_hook(out, "static size_t utap_gen_frame_size(void)", &(struct strbuf){ 0 },
+		  "UTAP_FRAME_STRIDE");
+	emit_hook(out, "static int utap_gen_init(void)", &em->init, "0");
+	emit_hook(out, "static void utap_gen_exit(void)", &em->exit, NULL);
+	emit_hook(out, "static int utap_gen_register(void)", &em->reg, "0");
+	emit_hook(out, "static void utap_gen_unregister(void)", &em->unreg, NULL);
+	emit_hook(out, "static void utap_gen_begin(void)", &em->begin, NULL);
+	emit_hook(out, "static void utap_gen_end(void)", &em->end, NULL);
+}
+
+int translate(struct session *s)
+{
+	struct emitter em = { .s = s };
+	struct strbuf out = { 0 };
+	int rc;
+
+	sb_puts(&em.begin, "\tstruct utap_context *c __maybe_unused;\n");
+	sb_puts(&em.end, "\tstruct utap_context *c __maybe_unused;\n");
+	emit_globals(&em);
+	emit_probe_table(&em);
+	for (struct function *fn = s->functions; fn; fn = fn->next_used)
+		emit_function(&em, fn);
+	for (struct derived_probe *d = s->derived; d; d = d->next) {
+		bool seen = false;
+
+		for (struct derived_probe *e = s->derived; e != d; e = e->next)
+			if (e->handler == d->handler)
+				seen = true;
+		if (!seen)
+			emit_handler(&em, d);
+	}
+	emit_providers(&em);
+	if (diag_errors)
+		return -1;
+	assemble(&em, &out);
+	s->c_path = arena_printf("%s/%s.c", s->tmpdir, s->modname);
+	rc = write_file(s->c_path, out.buf, out.len);
+	sb_free(&out);
+	if (rc)
+		errorf("cannot write '%s'", s->c_path);
+	return rc;
+}

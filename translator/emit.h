@@ -1,0 +1,55 @@
+/*
+ * emit.h - the emitter's state, shared with the providers that add
+ * registration code and handler glue to the generated module.
+ */
+#ifndef UTAP_EMIT_H
+#define UTAP_EMIT_H
+
+#include "utap.h"
+#include "probes/provider.h"
+
+struct val {
+	enum type type;
+	const char *c;		/* a side-effect-free C expression */
+	bool str_temp;		/* c names a string temp owned by this expression */
+};
+
+struct emitter {
+	struct session *s;
+	struct strbuf *out;	/* the function body being written */
+	int indent;
+
+	/* per generated function */
+	int nlong;		/* int64_t temps t0.. */
+	int nstr, maxstr;	/* string temps l->__s[], allocated as a stack */
+	int nlabels;
+	const char *err_label;	/* where a failing statement goes */
+	const char *brk, *cont;	/* loop labels */
+	struct function *fn;	/* NULL in a probe handler */
+
+	/* file sections */
+	struct strbuf top;	/* includes, formats, globals */
+	struct strbuf frames;	/* frame struct definitions */
+	struct strbuf protos;	/* function prototypes */
+	struct strbuf funcs;	/* function and handler bodies */
+	struct strbuf glue;	/* provider glue */
+	struct strbuf init;	/* utap_gen_init body */
+	struct strbuf exit;	/* utap_gen_exit body */
+	struct strbuf reg;	/* utap_gen_register body */
+	struct strbuf unreg;	/* utap_gen_unregister body */
+	struct strbuf begin;	/* utap_gen_begin body */
+	struct strbuf end;	/* utap_gen_end body */
+	int nfmts;
+	int nunion;		/* members of union utap_frame */
+	struct strbuf unionm;	/* union utap_frame members */
+};
+
+void emit_line(struct emitter *em, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+const char *c_string_literal(const char *s, size_t len);
+const char *c_near(const struct node *n);
+
+/* C to enter a handler's context and run it; used by provider glue. */
+void emit_run_handler(struct strbuf *sb, const struct derived_probe *d, const char *state,
+		      const char *indent);
+
+#endif

@@ -1,0 +1,1205 @@
+/*
+ * parse.c - pass 1, part 3: tokens to AST, recursive descent.
+ *
+ * The grammar is stap's, with its precedence ladder:
+ *
+ *   assignment  = <<< += -= *= /= %= <<= >>= &= ^= |= .=   (right)
+ *   ternary     ?:
+ *   logical     || then &&
+ *   bitwise     | then ^ then &
+ *   array-in    k in a, [k1, k2] in a
+ *   comparison  < > <= >= == != =~ !~
+ *   shift       << >>
+ *   concat      .
+ *   additive    + -
+ *   multiplic.  * / %
+ *   unary       - + ! ~ ++ --
+ *   postfix     ++ --
+ *   value       literals, names, calls, a[k], $target->f, @count(x), (e)
+ */
+#include "utap.h"
+
+#include <string.h>
+
+struct parser {
+	struct token *tok;
+	struct file *file;
+	const struct source *src;
+};
+
+static struct node *parse_expr(struct parser *p);
+static struct node *parse_stmt(struct parser *p);
+static struct node *parse_block(struct parser *p);
+
+static struct token *peek(struct parser *p)
+{
+	return p->tok;
+}
+
+static bool at(struct parser *p, const char *s)
+{
+	return tok_is(p->tok, s) && p->tok->kind != TK_STR;
+}
+
+static bool at_keyword(struct parser *p, const char *kw)
+{
+	return p->tok->kind == TK_IDENT && tok_is(p->tok, kw);
+}
+
+static struct token *advance(struct parser *p)
+{
+	struct token *t = p->tok;
+
+	if (t->kind != TK_EOF)
+		p->tok = t->next;
+	return t;
+}
+
+static bool accept(struct parser *p, const char *s)
+{
+	if (at(p, s)) {
+		advance(p);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * On a syntax error we report once and skip to a likely statement or
+ * declaration boundary, so one typo does not produce a cascade.
+ */
+static void sync_after_error(struct parser *p)
+{
+	int depth = 0;
+
+	while (peek(p)->kind != TK_EOF) {
+		if (at(p, "{"))
+			depth++;
+		else if (at(p, "}")) {
+			if (depth-- <= 0)
+				return;
+		} else if (at(p, ";") && depth == 0) {
+			advance(p);
+			return;
+		} else if (depth == 0 && (at_keyword(p, "probe") || at_keyword(p, "function") ||
+					  at_keyword(p, "global")) && peek(p)->line_start) {
+			return;
+		}
+		advance(p);
+	}
+}
+
+static bool expect(struct parser *p, const char *s, const char *context)
+{
+	if (accept(p, s))
+		return true;
+	error_at(peek(p)->loc, "expected '%s' %s, found %s", s, context, tok_describe(peek(p)));
+	return false;
+}
+
+static struct node *new_node(enum node_kind kind, struct token *t)
+{
+	struct node *n = arena_alloc(sizeof(*n));
+
+	n->kind = kind;
+	n->loc = t->loc;
+	n->near = tok_describe(t);
+	return n;
+}
+
+static struct node *new_binary(enum node_kind kind, struct token *op, struct node *l,
+			       struct node *r)
+{
+	struct node *n = new_node(kind, op);
+
+	n->op = arena_strndup(op->text, op->len);
+	n->lhs = l;
+	n->rhs = r;
+	return n;
+}
+
+static const char *ident_text(struct token *t)
+{
+	return arena_strndup(t->text, t->len);
+}
+
+static bool is_keyword(const struct token *t)
+{
+	static const char *const kw[] = {
+		"probe", "function", "global", "private", "if", "else", "while", "for",
+		"foreach", "in", "limit", "break", "continue", "next", "return", "delete",
+		"try", "catch",
+	};
+
+	if (t->kind != TK_IDENT)
+		return false;
+	for (size_t i = 0; i < ARRAY_LEN(kw); i++)
+		if (tok_is(t, kw[i]))
+			return true;
+	return false;
+}
+
+/* ---- expressions ---- */
+
+static struct node *parse_string_literal(struct parser *p)
+{
+	struct token *t = advance(p);
+	struct node *n = new_node(N_STR, t);
+	struct strbuf sb = { 0 };
+
+	sb_putn(&sb, t->str, t->str_len);
+	/* adjacent literals concatenate, as in C */
+	while (peek(p)->kind == TK_STR) {
+		t = advance(p);
+		sb_putn(&sb, t->str, t->str_len);
+	}
+	n->str = arena_strndup(sb.buf ? sb.buf : "", sb.len);
+	n->str_len = sb.len;
+	n->type = TY_STRING;
+	sb_free(&sb);
+	return n;
+}
+
+static struct node *parse_args(struct parser *p, struct node *call, const char *what)
+{
+	struct node head = { 0 }, *cur = &head;
+
+	if (!expect(p, "(", what))
+		return call;
+	while (!at(p, ")")) {
+		cur = cur->next = parse_expr(p);
+		call->nargs++;
+		if (!accept(p, ","))
+			break;
+	}
+	if (!at(p, ")")) {
+		error_at(peek(p)->loc, "expected ')' or ',' in the argument list of %s, found %s",
+			 what, tok_describe(peek(p)));
+		sync_after_error(p);
+	} else {
+		advance(p);
+	}
+	call->args = head.next;
+	return call;
+}
+
+static int print_flags_for(const char *name)
+{
+	static const struct {
+		const char *name;
+		int flags;
+	} tab[] = {
+		{ "print", 0 },
+		{ "println", PF_NEWLINE },
+		{ "printf", PF_FORMAT },
+		{ "printd", PF_DELIM },
+		{ "printdln", PF_DELIM | PF_NEWLINE },
+		{ "sprint", PF_TO_STRING },
+		{ "sprintln", PF_TO_STRING | PF_NEWLINE },
+		{ "sprintf", PF_TO_STRING | PF_FORMAT },
+		{ "sprintd", PF_TO_STRING | PF_DELIM },
+		{ "sprintdln", PF_TO_STRING | PF_DELIM | PF_NEWLINE },
+	};
+
+	for (size_t i = 0; i < ARRAY_LEN(tab); i++)
+		if (!strcmp(tab[i].name, name))
+			return tab[i].flags;
+	return -1;
+}
+
+static struct node *parse_call(struct parser *p, struct token *name)
+{
+	const char *id = ident_text(name);
+	int pf = print_flags_for(id);
+	struct node *n = new_node(pf >= 0 ? N_PRINT : N_CALL, name);
+
+	n->name = id;
+	n->print_flags = pf >= 0 ? pf : 0;
+	return parse_args(p, n, arena_printf("'%s'", id));
+}
+
+static struct node *parse_index(struct parser *p, struct node *base)
+{
+	struct token *open = advance(p);
+	struct node *n = new_node(N_INDEX, open);
+	struct node head = { 0 }, *cur = &head;
+
+	n->lhs = base;
+	n->loc = base->loc;
+	n->near = base->near;
+	while (!at(p, "]")) {
+		if (at(p, "*")) {
+			/* a[*, k] wildcard slice: a key of NULL matches anything */
+			struct node *w = new_node(N_NULL, advance(p));
+
+			cur = cur->next = w;
+		} else {
+			cur = cur->next = parse_expr(p);
+		}
+		n->nargs++;
+		if (!accept(p, ","))
+			break;
+	}
+	if (!accept(p, "]")) {
+		error_at(peek(p)->loc, "expected ']' or ',' after array index, found %s",
+			 tok_describe(peek(p)));
+		sync_after_error(p);
+	}
+	if (n->nargs > UTAP_MAX_KEYS)
+		error_at(n->loc, "too many array keys (%d); the limit is %d", n->nargs,
+			 UTAP_MAX_KEYS);
+	n->args = head.next;
+	return n;
+}
+
+/* $var->field[3]$$: the components after the name become args */
+static struct node *parse_target_suffix(struct parser *p, struct node *n)
+{
+	struct node head = { 0 }, *cur = &head;
+
+	for (;;) {
+		if (at(p, "->")) {
+			struct token *f;
+
+			advance(p);
+			f = peek(p);
+
+			if (f->kind != TK_IDENT) {
+				error_at(f->loc, "expected a field name after '->', found %s",
+					 tok_describe(f));
+				break;
+			}
+			advance(p);
+			cur = cur->next = new_node(N_STR, f);
+			cur->str = ident_text(f);
+			cur->op = "->";
+		} else if (at(p, "[")) {
+			advance(p);
+			cur = cur->next = parse_expr(p);
+			cur->op = "[";
+			expect(p, "]", "after a target variable index");
+		} else {
+			break;
+		}
+	}
+	n->args = head.next;
+	return n;
+}
+
+static struct node *parse_target(struct parser *p, bool address_of)
+{
+	struct token *t = advance(p);
+	struct node *n = new_node(N_TARGET, t);
+
+	n->name = ident_text(t);
+	n->op = address_of ? "&" : NULL;
+	return parse_target_suffix(p, n);
+}
+
+static struct node *parse_at_op(struct parser *p)
+{
+	struct token *t = advance(p);
+	const char *name = ident_text(t);
+	struct node *n;
+	static const char *const statops[] = { "@count", "@sum", "@min", "@max", "@avg",
+					       "@variance" };
+
+	for (size_t i = 0; i < ARRAY_LEN(statops); i++) {
+		if (!strcmp(name, statops[i])) {
+			n = parse_args(p, new_node(N_STATOP, t), name);
+			n->name = name;
+			if (n->nargs < 1 || n->nargs > (i == 5 ? 2 : 1))
+				error_at(t->loc, "%s takes %s", name,
+					 i == 5 ? "one or two arguments" : "one argument");
+			n->lhs = n->args;
+			n->rhs = n->args ? n->args->next : NULL;
+			return n;
+		}
+	}
+	if (!strcmp(name, "@hist_linear") || !strcmp(name, "@hist_log")) {
+		bool linear = name[6] == 'l' && name[7] == 'i';
+
+		n = parse_args(p, new_node(N_HIST, t), name);
+		n->name = name;
+		if (n->nargs != (linear ? 4 : 1))
+			error_at(t->loc, "%s takes %s", name,
+				 linear ? "four arguments (value, low, high, step)" : "one argument");
+		n->lhs = n->args;
+		n->args = n->args ? n->args->next : NULL;
+		return n;
+	}
+	if (!strcmp(name, "@defined") || !strcmp(name, "@entry")) {
+		n = parse_args(p, new_node(!strcmp(name, "@defined") ? N_DEFINED : N_ENTRY, t),
+			       name);
+		if (n->nargs != 1)
+			error_at(t->loc, "%s takes one argument", name);
+		n->lhs = n->args;
+		return n;
+	}
+	if (!strcmp(name, "@choose_defined")) {
+		struct node *c = parse_args(p, new_node(N_TERNARY, t), name);
+
+		if (c->nargs != 2) {
+			error_at(t->loc, "@choose_defined takes two arguments");
+			return c;
+		}
+		c->cond = new_node(N_DEFINED, t);
+		c->cond->lhs = c->args;
+		c->then = c->args;
+		c->els = c->args->next;
+		return c;
+	}
+	if (!strcmp(name, "@cast") || !strcmp(name, "@var")) {
+		n = parse_args(p, new_node(N_CAST, t), name);
+		n->name = name;
+		return parse_target_suffix(p, n);
+	}
+	error_at(t->loc, "unknown operator '%s'", name);
+	return new_node(N_NUM, t);
+}
+
+static struct node *parse_value(struct parser *p)
+{
+	struct token *t = peek(p);
+	struct node *n;
+
+	if (at(p, "(")) {
+		advance(p);
+		n = parse_expr(p);
+		if (!accept(p, ")")) {
+			error_at(peek(p)->loc, "expected ')' to close the '(' at %d:%d, found %s",
+				 t->loc.line, t->loc.col, tok_describe(peek(p)));
+			sync_after_error(p);
+		}
+		return n;
+	}
+	if (t->kind == TK_NUM) {
+		advance(p);
+		n = new_node(N_NUM, t);
+		n->num = t->num;
+		n->type = TY_LONG;
+		return n;
+	}
+	if (t->kind == TK_STR)
+		return parse_string_literal(p);
+	if (t->kind == TK_TARGET)
+		return parse_target(p, false);
+	if (at(p, "&") && t->next->kind == TK_TARGET) {
+		advance(p);
+		return parse_target(p, true);
+	}
+	if (t->kind == TK_AT)
+		return parse_at_op(p);
+	if (t->kind == TK_IDENT && !is_keyword(t)) {
+		advance(p);
+		if (at(p, "("))
+			return parse_call(p, t);
+		n = new_node(N_VAR, t);
+		n->name = ident_text(t);
+		if (at(p, "["))
+			return parse_index(p, n);
+		return n;
+	}
+	error_at(t->loc, "expected an expression, found %s", tok_describe(t));
+	if (t->kind != TK_EOF && !at(p, "}") && !at(p, ";") && !at(p, ")"))
+		advance(p);
+	n = new_node(N_NUM, t);
+	n->type = TY_LONG;
+	return n;
+}
+
+static bool is_lvalue(const struct node *n)
+{
+	return n->kind == N_VAR || n->kind == N_INDEX || n->kind == N_TARGET;
+}
+
+static struct node *parse_postfix(struct parser *p)
+{
+	struct node *n = parse_value(p);
+
+	if ((at(p, "++") || at(p, "--")) && is_lvalue(n)) {
+		struct token *op = advance(p);
+		struct node *inc = new_node(N_POSTINC, op);
+
+		inc->op = arena_strndup(op->text, op->len);
+		inc->lhs = n;
+		return inc;
+	}
+	return n;
+}
+
+static struct node *parse_unary(struct parser *p)
+{
+	struct token *t = peek(p);
+
+	if (at(p, "++") || at(p, "--")) {
+		struct node *n = new_node(N_PREINC, advance(p));
+
+		n->op = arena_strndup(t->text, t->len);
+		n->lhs = parse_unary(p);
+		if (!is_lvalue(n->lhs))
+			error_at(n->lhs->loc, "operand of '%s' must be a variable", n->op);
+		return n;
+	}
+	if (at(p, "-") || at(p, "+") || at(p, "!") || at(p, "~")) {
+		struct node *n;
+
+		advance(p);
+		/* fold -NUMBER so the most negative long is writable */
+		if (tok_is(t, "-") && peek(p)->kind == TK_NUM) {
+			struct token *num = advance(p);
+
+			n = new_node(N_NUM, t);
+			n->num = (int64_t)(0 - (uint64_t)num->num);
+			n->type = TY_LONG;
+			return n;
+		}
+		n = new_node(N_UNARY, t);
+		n->op = arena_strndup(t->text, t->len);
+		n->lhs = parse_unary(p);
+		return n;
+	}
+	return parse_postfix(p);
+}
+
+static struct node *parse_multiplicative(struct parser *p)
+{
+	struct node *n = parse_unary(p);
+
+	while (at(p, "*") || at(p, "/") || at(p, "%")) {
+		struct token *op = advance(p);
+
+		n = new_binary(N_BINARY, op, n, parse_unary(p));
+	}
+	return n;
+}
+
+static struct node *parse_additive(struct parser *p)
+{
+	struct node *n = parse_multiplicative(p);
+
+	while (at(p, "+") || at(p, "-")) {
+		struct token *op = advance(p);
+
+		n = new_binary(N_BINARY, op, n, parse_multiplicative(p));
+	}
+	return n;
+}
+
+static struct node *parse_concat(struct parser *p)
+{
+	struct node *n = parse_additive(p);
+
+	while (at(p, ".")) {
+		struct token *op = advance(p);
+
+		n = new_binary(N_CONCAT, op, n, parse_additive(p));
+	}
+	return n;
+}
+
+static struct node *parse_shift(struct parser *p)
+{
+	struct node *n = parse_concat(p);
+
+	while (at(p, "<<") || at(p, ">>")) {
+		struct token *op = advance(p);
+
+		n = new_binary(N_BINARY, op, n, parse_concat(p));
+	}
+	return n;
+}
+
+static struct node *parse_comparison(struct parser *p)
+{
+	struct node *n = parse_shift(p);
+
+	for (;;) {
+		struct token *op = peek(p);
+
+		if (at(p, "<") || at(p, ">") || at(p, "<=") || at(p, ">=") || at(p, "==") ||
+		    at(p, "!=")) {
+			advance(p);
+			n = new_binary(N_COMPARE, op, n, parse_shift(p));
+		} else if (at(p, "=~") || at(p, "!~")) {
+			advance(p);
+			n = new_binary(N_REGEX, op, n, parse_shift(p));
+			if (n->rhs->kind != N_STR)
+				error_at(n->rhs->loc, "the right side of '%s' must be a string literal "
+					 "(a regular expression)", n->op);
+		} else {
+			return n;
+		}
+	}
+}
+
+static struct node *parse_in_rhs(struct parser *p, struct node *n)
+{
+	struct token *arr = peek(p);
+
+	if (arr->kind != TK_IDENT || is_keyword(arr)) {
+		error_at(arr->loc, "expected an array name after 'in', found %s",
+			 tok_describe(arr));
+		return n;
+	}
+	advance(p);
+	n->lhs = new_node(N_VAR, arr);
+	n->lhs->name = ident_text(arr);
+	return n;
+}
+
+static struct node *parse_array_in(struct parser *p)
+{
+	struct node *n;
+
+	if (at(p, "[")) {
+		struct token *open = advance(p);
+		struct node head = { 0 }, *cur = &head;
+
+		n = new_node(N_IN, open);
+		while (!at(p, "]")) {
+			if (at(p, "*"))
+				cur = cur->next = new_node(N_NULL, advance(p));
+			else
+				cur = cur->next = parse_expr(p);
+			n->nargs++;
+			if (!accept(p, ","))
+				break;
+		}
+		expect(p, "]", "after the keys of an 'in' test");
+		if (!at_keyword(p, "in")) {
+			error_at(peek(p)->loc, "expected 'in' after a key list, found %s",
+				 tok_describe(peek(p)));
+			return n;
+		}
+		advance(p);
+		n->args = head.next;
+		return parse_in_rhs(p, n);
+	}
+	n = parse_comparison(p);
+	while (at_keyword(p, "in")) {
+		struct node *in = new_node(N_IN, advance(p));
+
+		in->args = n;
+		in->nargs = 1;
+		n = parse_in_rhs(p, in);
+	}
+	return n;
+}
+
+#define BINARY_LEVEL(fn, next, kind, op1)					\
+	static struct node *fn(struct parser *p)				\
+	{									\
+		struct node *n = next(p);					\
+		while (at(p, op1)) {						\
+			struct token *op = advance(p);				\
+			n = new_binary(kind, op, n, next(p));			\
+		}								\
+		return n;							\
+	}
+
+BINARY_LEVEL(parse_bit_and, parse_array_in, N_BINARY, "&")
+BINARY_LEVEL(parse_bit_xor, parse_bit_and, N_BINARY, "^")
+BINARY_LEVEL(parse_bit_or, parse_bit_xor, N_BINARY, "|")
+BINARY_LEVEL(parse_logical_and, parse_bit_or, N_LOGICAL, "&&")
+BINARY_LEVEL(parse_logical_or, parse_logical_and, N_LOGICAL, "||")
+
+static struct node *parse_ternary(struct parser *p)
+{
+	struct node *n = parse_logical_or(p);
+
+	if (at(p, "?")) {
+		struct node *t = new_node(N_TERNARY, advance(p));
+
+		t->cond = n;
+		t->then = parse_expr(p);
+		expect(p, ":", "in a conditional expression");
+		t->els = parse_expr(p);
+		return t;
+	}
+	return n;
+}
+
+static bool at_assign_op(struct parser *p)
+{
+	static const char *const ops[] = { "=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=",
+					   "&=", "^=", "|=", ".=", "<<<" };
+
+	for (size_t i = 0; i < ARRAY_LEN(ops); i++)
+		if (at(p, ops[i]))
+			return true;
+	return false;
+}
+
+static struct node *parse_expr(struct parser *p)
+{
+	struct node *lhs = parse_ternary(p);
+
+	if (at_assign_op(p)) {
+		struct token *op = advance(p);
+		struct node *n = new_binary(tok_is(op, "<<<") ? N_AGG_ADD : N_ASSIGN, op, lhs,
+					    NULL);
+
+		if (!is_lvalue(lhs))
+			error_at(lhs->loc, "left side of '%s' must be a variable or array element",
+				 n->op);
+		n->rhs = parse_expr(p);
+		return n;
+	}
+	return lhs;
+}
+
+/* ---- statements ---- */
+
+static struct node *parse_if(struct parser *p)
+{
+	struct node *n = new_node(N_IF, advance(p));
+
+	expect(p, "(", "after 'if'");
+	n->cond = parse_expr(p);
+	expect(p, ")", "after the if condition");
+	n->then = parse_stmt(p);
+	if (at_keyword(p, "else")) {
+		advance(p);
+		n->els = parse_stmt(p);
+	}
+	return n;
+}
+
+static struct node *parse_while(struct parser *p)
+{
+	struct node *n = new_node(N_WHILE, advance(p));
+
+	expect(p, "(", "after 'while'");
+	n->cond = parse_expr(p);
+	expect(p, ")", "after the while condition");
+	n->body = parse_stmt(p);
+	return n;
+}
+
+static struct node *parse_for(struct parser *p)
+{
+	struct node *n = new_node(N_FOR, advance(p));
+
+	expect(p, "(", "after 'for'");
+	if (!at(p, ";"))
+		n->init = parse_expr(p);
+	expect(p, ";", "after the for initializer");
+	if (!at(p, ";"))
+		n->cond = parse_expr(p);
+	expect(p, ";", "after the for condition");
+	if (!at(p, ")"))
+		n->inc = parse_expr(p);
+	expect(p, ")", "after the for increment");
+	n->body = parse_stmt(p);
+	return n;
+}
+
+static int parse_sort_mark(struct parser *p)
+{
+	if (accept(p, "+"))
+		return 1;
+	if (accept(p, "-"))
+		return -1;
+	return 0;
+}
+
+static struct symbol *foreach_var(struct parser *p)
+{
+	struct token *t = peek(p);
+
+	if (t->kind != TK_IDENT || is_keyword(t)) {
+		error_at(t->loc, "expected a variable name in foreach, found %s", tok_describe(t));
+		return NULL;
+	}
+	advance(p);
+	return new_symbol(ident_text(t), SYM_LOCAL, t->loc);
+}
+
+static void set_sort(struct node *n, int col, int dir, struct loc loc)
+{
+	if (!dir)
+		return;
+	if (n->fe_sort_dir)
+		error_at(loc, "only one sort order may be given in a foreach");
+	n->fe_sort_col = col;
+	n->fe_sort_dir = dir;
+}
+
+/* foreach ([v =] k[+-] | [k1, k2-] [+-] in arr[+-] [limit N]) stmt */
+static struct node *parse_foreach(struct parser *p)
+{
+	struct node *n = new_node(N_FOREACH, advance(p));
+
+	expect(p, "(", "after 'foreach'");
+	if (peek(p)->kind == TK_IDENT && tok_is(peek(p)->next, "=")) {
+		n->fe_value = foreach_var(p);
+		advance(p);
+	}
+	if (accept(p, "[")) {
+		do {
+			struct loc loc = peek(p)->loc;
+
+			if (n->fe_nkeys == UTAP_MAX_KEYS) {
+				error_at(loc, "too many foreach keys; the limit is %d", UTAP_MAX_KEYS);
+				break;
+			}
+			n->fe_keys[n->fe_nkeys++] = foreach_var(p);
+			set_sort(n, n->fe_nkeys, parse_sort_mark(p), loc);
+		} while (accept(p, ","));
+		expect(p, "]", "after the foreach keys");
+	} else {
+		struct loc loc = peek(p)->loc;
+
+		n->fe_keys[n->fe_nkeys++] = foreach_var(p);
+		set_sort(n, 1, parse_sort_mark(p), loc);
+	}
+	if (!at_keyword(p, "in")) {
+		error_at(peek(p)->loc, "expected 'in' in foreach, found %s", tok_describe(peek(p)));
+		sync_after_error(p);
+		return n;
+	}
+	advance(p);
+	{
+		struct token *arr = peek(p);
+		struct loc loc;
+
+		if (arr->kind != TK_IDENT) {
+			error_at(arr->loc, "expected an array name after 'in', found %s",
+				 tok_describe(arr));
+			sync_after_error(p);
+			return n;
+		}
+		advance(p);
+		n->lhs = new_node(N_VAR, arr);
+		n->lhs->name = ident_text(arr);
+		if (at(p, "["))
+			n->lhs = parse_index(p, n->lhs);
+		loc = peek(p)->loc;
+		set_sort(n, -1, parse_sort_mark(p), loc);
+	}
+	if (at_keyword(p, "limit")) {
+		advance(p);
+		n->fe_limit = parse_expr(p);
+	}
+	expect(p, ")", "to close the foreach");
+	n->body = parse_stmt(p);
+	return n;
+}
+
+static struct node *parse_try(struct parser *p)
+{
+	struct node *n = new_node(N_TRY, advance(p));
+
+	n->body = parse_block(p);
+	if (!at_keyword(p, "catch")) {
+		error_at(peek(p)->loc, "expected 'catch' after a try block, found %s",
+			 tok_describe(peek(p)));
+		return n;
+	}
+	advance(p);
+	if (accept(p, "(")) {
+		n->catch_var = foreach_var(p);
+		expect(p, ")", "after the catch variable");
+	}
+	n->catch_body = parse_block(p);
+	return n;
+}
+
+/* stap makes ';' optional between statements; accept it if present */
+static void expect_semicolon(struct parser *p)
+{
+	accept(p, ";");
+}
+
+static struct node *parse_stmt(struct parser *p)
+{
+	struct token *t = peek(p);
+	struct node *n;
+
+	if (at(p, "{"))
+		return parse_block(p);
+	if (at(p, ";"))
+		return new_node(N_NULL, advance(p));
+	if (t->kind == TK_EMBEDDED) {
+		n = new_node(N_EMBED, advance(p));
+		n->str = t->str;
+		return n;
+	}
+	if (at_keyword(p, "if"))
+		return parse_if(p);
+	if (at_keyword(p, "while"))
+		return parse_while(p);
+	if (at_keyword(p, "for"))
+		return parse_for(p);
+	if (at_keyword(p, "foreach"))
+		return parse_foreach(p);
+	if (at_keyword(p, "try"))
+		return parse_try(p);
+	if (at_keyword(p, "break") || at_keyword(p, "continue") || at_keyword(p, "next")) {
+		n = new_node(tok_is(t, "break") ? N_BREAK : tok_is(t, "continue") ? N_CONTINUE :
+			     N_NEXT, advance(p));
+		expect_semicolon(p);
+		return n;
+	}
+	if (at_keyword(p, "return")) {
+		n = new_node(N_RETURN, advance(p));
+		if (!at(p, ";") && !at(p, "}"))
+			n->lhs = parse_expr(p);
+		expect_semicolon(p);
+		return n;
+	}
+	if (at_keyword(p, "delete")) {
+		n = new_node(N_DELETE, advance(p));
+		n->lhs = parse_expr(p);
+		if (!is_lvalue(n->lhs))
+			error_at(n->lhs->loc, "'delete' needs a variable, array or array element");
+		expect_semicolon(p);
+		return n;
+	}
+	if (is_keyword(t)) {
+		error_at(t->loc, "unexpected keyword '%.*s' here", (int)t->len, t->text);
+		advance(p);
+		sync_after_error(p);
+		return new_node(N_NULL, t);
+	}
+	n = new_node(N_EXPR_STMT, t);
+	n->lhs = parse_expr(p);
+	expect_semicolon(p);
+	return n;
+}
+
+static struct node *parse_block(struct parser *p)
+{
+	struct token *open = peek(p);
+	struct node *n = new_node(N_BLOCK, open);
+	struct node head = { 0 }, *cur = &head;
+
+	if (!expect(p, "{", "to open a block"))
+		return n;
+	while (!at(p, "}")) {
+		if (peek(p)->kind == TK_EOF) {
+			error_at(peek(p)->loc, "expected '}' to close the block opened at %d:%d",
+				 open->loc.line, open->loc.col);
+			break;
+		}
+		cur = cur->next = parse_stmt(p);
+	}
+	accept(p, "}");
+	n->body = head.next;
+	return n;
+}
+
+/* ---- declarations ---- */
+
+static struct node *parse_pp_literal(struct parser *p)
+{
+	struct token *t = peek(p);
+	struct node *n;
+
+	if (t->kind == TK_STR)
+		return parse_string_literal(p);
+	if (t->kind == TK_NUM || (at(p, "-") && t->next->kind == TK_NUM)) {
+		bool neg = accept(p, "-");
+
+		t = advance(p);
+		n = new_node(N_NUM, t);
+		n->num = neg ? (int64_t)(0 - (uint64_t)t->num) : t->num;
+		n->type = TY_LONG;
+		return n;
+	}
+	error_at(t->loc, "expected a number or a string as a probe point argument, found %s",
+		 tok_describe(t));
+	return NULL;
+}
+
+/* A component name is a run of adjacent identifier, number and '*' tokens: sys_*, *read* */
+static const char *parse_component_name(struct parser *p)
+{
+	struct strbuf sb = { 0 };
+	const char *name;
+	bool first = true;
+
+	while (peek(p)->kind == TK_IDENT || at(p, "*") ||
+	       (!first && peek(p)->kind == TK_NUM)) {
+		if (!first && peek(p)->space_before)
+			break;
+		sb_putn(&sb, peek(p)->text, peek(p)->len);
+		advance(p);
+		first = false;
+	}
+	if (first) {
+		error_at(peek(p)->loc, "expected a probe point, found %s", tok_describe(peek(p)));
+		return NULL;
+	}
+	name = arena_strdup(sb.buf);
+	sb_free(&sb);
+	return name;
+}
+
+static struct probe_point *parse_probe_point(struct parser *p)
+{
+	struct probe_point *pp = arena_alloc(sizeof(*pp));
+	struct pp_component head = { 0 }, *cur = &head;
+
+	pp->loc = peek(p)->loc;
+	do {
+		struct pp_component *c = arena_alloc(sizeof(*c));
+
+		c->name = parse_component_name(p);
+		if (!c->name)
+			return NULL;
+		if (accept(p, "(")) {
+			c->arg = parse_pp_literal(p);
+			if (!c->arg || !expect(p, ")", "after a probe point argument"))
+				return NULL;
+		}
+		cur = cur->next = c;
+	} while (accept(p, "."));
+	pp->comps = head.next;
+	if (accept(p, "?"))
+		pp->optional = true;
+	else if (accept(p, "!"))
+		pp->optional = pp->sufficient = true;
+	if (at_keyword(p, "if")) {
+		advance(p);
+		expect(p, "(", "after 'if' in a probe condition");
+		pp->cond = parse_expr(p);
+		expect(p, ")", "after the probe condition");
+	}
+	return pp;
+}
+
+static struct probe_point *parse_probe_point_list(struct parser *p)
+{
+	struct probe_point head = { 0 }, *cur = &head;
+
+	do {
+		struct probe_point *pp = parse_probe_point(p);
+
+		if (!pp)
+			return NULL;
+		cur = cur->next = pp;
+	} while (accept(p, ","));
+	return head.next;
+}
+
+static void parse_probe(struct parser *p)
+{
+	struct token *kw = advance(p);
+	struct probe *pr = arena_alloc(sizeof(*pr));
+	struct probe_point *points = parse_probe_point_list(p);
+
+	pr->loc = kw->loc;
+	pr->src = p->src;
+	if (!points) {
+		sync_after_error(p);
+		return;
+	}
+	if (at(p, "=") || at(p, "+=")) {
+		pr->is_alias = true;
+		pr->is_epilogue = at(p, "+=");
+		pr->alias_names = points;
+		advance(p);
+		points = parse_probe_point_list(p);
+		if (!points) {
+			sync_after_error(p);
+			return;
+		}
+	}
+	pr->points = points;
+	pr->body = parse_block(p);
+	pr->next = p->file->probes;
+	p->file->probes = pr;
+}
+
+static enum type parse_type_suffix(struct parser *p)
+{
+	struct token *t;
+
+	if (!accept(p, ":"))
+		return TY_UNKNOWN;
+	t = peek(p);
+	if (at_keyword(p, "long")) {
+		advance(p);
+		return TY_LONG;
+	}
+	if (at_keyword(p, "string")) {
+		advance(p);
+		return TY_STRING;
+	}
+	error_at(t->loc, "expected a type ('long' or 'string'), found %s", tok_describe(t));
+	if (t->kind == TK_IDENT)
+		advance(p);
+	return TY_UNKNOWN;
+}
+
+static void parse_function(struct parser *p, bool is_private)
+{
+	struct token *kw = advance(p), *name = peek(p);
+	struct function *fn = arena_alloc(sizeof(*fn));
+	struct symbol head = { 0 }, *cur = &head;
+
+	(void)kw;
+	if (name->kind != TK_IDENT || is_keyword(name)) {
+		error_at(name->loc, "expected a function name, found %s", tok_describe(name));
+		sync_after_error(p);
+		return;
+	}
+	advance(p);
+	fn->name = ident_text(name);
+	fn->loc = name->loc;
+	fn->src = p->src;
+	fn->is_private = is_private;
+	fn->ret = parse_type_suffix(p);
+	if (!expect(p, "(", "after the function name")) {
+		sync_after_error(p);
+		return;
+	}
+	while (!at(p, ")")) {
+		struct token *pt = peek(p);
+		struct symbol *s;
+
+		if (pt->kind != TK_IDENT || is_keyword(pt)) {
+			error_at(pt->loc, "expected a parameter name, found %s", tok_describe(pt));
+			sync_after_error(p);
+			return;
+		}
+		advance(p);
+		s = new_symbol(ident_text(pt), SYM_PARAM, pt->loc);
+		s->type = parse_type_suffix(p);
+		s->arity = 0;
+		s->index = fn->nparams++;
+		cur = cur->next = s;
+		if (!accept(p, ","))
+			break;
+	}
+	if (!expect(p, ")", "after the parameter list")) {
+		sync_after_error(p);
+		return;
+	}
+	fn->params = head.next;
+	if (peek(p)->kind == TK_EMBEDDED) {
+		struct token *e = advance(p);
+
+		fn->embedded = e->str;
+		fn->pure = strstr(e->str, "/* pure */") != NULL;
+	} else {
+		fn->body = parse_block(p);
+	}
+	fn->next = p->file->functions;
+	p->file->functions = fn;
+}
+
+static void parse_global(struct parser *p, bool is_private)
+{
+	advance(p);
+	do {
+		struct token *name = peek(p);
+		struct global *g;
+
+		if (name->kind != TK_IDENT || is_keyword(name)) {
+			error_at(name->loc, "expected a global variable name, found %s",
+				 tok_describe(name));
+			sync_after_error(p);
+			return;
+		}
+		advance(p);
+		g = arena_alloc(sizeof(*g));
+		g->sym = new_symbol(ident_text(name), SYM_GLOBAL, name->loc);
+		g->sym->global = g;
+		g->sym->is_private = is_private;
+		g->src = p->src;
+		if (accept(p, "%"))
+			g->wrap = true;
+		if (accept(p, "[")) {
+			struct token *sz = peek(p);
+
+			if (sz->kind != TK_NUM || sz->num <= 0) {
+				error_at(sz->loc, "expected a positive array size, found %s",
+					 tok_describe(sz));
+			} else {
+				g->size = (long)sz->num;
+				advance(p);
+			}
+			expect(p, "]", "after the array size");
+			g->sym->arity = -1;	/* an array; keys are inferred */
+		}
+		if (accept(p, "%"))
+			g->wrap = true;
+		if (accept(p, "=")) {
+			g->init = parse_pp_literal(p);
+			if (g->init)
+				g->sym->type = g->init->type;
+		}
+		g->next = p->file->globals;
+		p->file->globals = g;
+	} while (accept(p, ","));
+	accept(p, ";");
+}
+
+static void reverse_lists(struct file *f)
+{
+#define REVERSE(type, head)					\
+	do {							\
+		type *prev = NULL, *cur = head, *nx;		\
+		for (; cur; cur = nx) {				\
+			nx = cur->next;				\
+			cur->next = prev;			\
+			prev = cur;				\
+		}						\
+		head = prev;					\
+	} while (0)
+	REVERSE(struct probe, f->probes);
+	REVERSE(struct function, f->functions);
+	REVERSE(struct global, f->globals);
+	REVERSE(struct embed, f->embeds);
+#undef REVERSE
+}
+
+struct file *parse_file(const struct source *src, struct token *tok)
+{
+	struct parser p = { .tok = tok, .src = src };
+
+	p.file = arena_alloc(sizeof(*p.file));
+	p.file->src = src;
+	while (peek(&p)->kind != TK_EOF) {
+		struct token *t = peek(&p);
+		bool is_private = false;
+
+		if (at_keyword(&p, "private")) {
+			advance(&p);
+			is_private = true;
+			t = peek(&p);
+			if (!at_keyword(&p, "global") && !at_keyword(&p, "function")) {
+				error_at(t->loc, "expected 'global' or 'function' after 'private'");
+				sync_after_error(&p);
+				continue;
+			}
+		}
+		if (at_keyword(&p, "probe")) {
+			parse_probe(&p);
+		} else if (at_keyword(&p, "function")) {
+			parse_function(&p, is_private);
+		} else if (at_keyword(&p, "global")) {
+			parse_global(&p, is_private);
+		} else if (t->kind == TK_EMBEDDED) {
+			struct embed *e = arena_alloc(sizeof(*e));
+
+			advance(&p);
+			e->code = t->str;
+			e->loc = t->loc;
+			e->next = p.file->embeds;
+			p.file->embeds = e;
+		} else if (at(&p, ";")) {
+			advance(&p);
+		} else {
+			error_at(t->loc, "expected 'probe', 'function' or 'global', found %s",
+				 tok_describe(t));
+			advance(&p);
+			sync_after_error(&p);
+		}
+	}
+	reverse_lists(p.file);
+	return p.file;
+}

@@ -1,0 +1,67 @@
+/*
+ * provider.h - the interface between the translator and one probe family.
+ *
+ * A provider (one file per family, as in ply) knows three things: whether a
+ * probe point names its family, how to resolve a point into concrete
+ * derived probes (expanding wildcards, checking arguments, reporting
+ * missing symbols), and how to emit the C that registers them and calls the
+ * probe handler with a context.
+ */
+#ifndef UTAP_PROVIDER_H
+#define UTAP_PROVIDER_H
+
+#include "utap.h"
+
+struct emitter;
+
+/* What the handler's context offers; checked by context functions at translate time. */
+enum ctx_flags {
+	CTX_KERNEL_REGS = 1u << 0,	/* c->regs are kernel registers */
+	CTX_USER_REGS = 1u << 1,	/* c->regs are user registers (uprobe) */
+	CTX_MAYBE_USER = 1u << 2,	/* interrupt: either, decided at run time */
+	CTX_TASK = 1u << 3,		/* runs in a task's own context (current is the task) */
+	CTX_RETURN = 1u << 4,		/* a return probe */
+	CTX_SLEEPABLE = 1u << 5,	/* begin/end: process context, may sleep */
+};
+
+struct derived_probe {
+	const struct provider *prov;
+	const char *pp;			/* canonical probe point, as pp() prints it */
+	struct probe_point *point;	/* the concrete point (after alias expansion) */
+	struct probe *probe;		/* the user's probe it came from */
+	struct node *body;		/* handler body (alias prologue + user body) */
+	struct node *cond;		/* probe X if (cond) */
+	struct symbol *locals;
+	int index;			/* position in the probe table */
+	int handler;			/* index of the handler body function */
+	unsigned ctx;			/* CTX_* */
+	void *data;			/* the provider's resolved parameters */
+	struct derived_probe *next;
+};
+
+struct provider {
+	const char *name;
+	/* true if the point names this family (checks the leading components) */
+	bool (*match)(const struct probe_point *pp);
+	/*
+	 * Resolves one concrete point. Appends derived probes cloned from proto
+	 * with new_derived(); returns how many, 0 if nothing matched (the caller
+	 * reports it unless the point is optional), -1 after reporting an error.
+	 */
+	int (*resolve)(struct session *s, struct probe_point *pp, struct derived_probe *proto);
+	/* Emits declarations, handler glue and (un)registration for its probes. */
+	void (*emit)(struct emitter *em, struct derived_probe **dps, int n);
+};
+
+extern const struct provider *const providers[];
+
+/* helpers for providers (elaborate.c) */
+struct derived_probe *new_derived(struct derived_probe *proto, const char *pp);
+const char *pp_component_arg_str(const struct pp_component *c);
+bool pp_component_arg_num(const struct pp_component *c, int64_t *out);
+bool pp_is(const struct probe_point *pp, const char *const names[], int n);
+int pp_count(const struct probe_point *pp);
+const struct pp_component *pp_nth(const struct probe_point *pp, int i);
+const char *pp_string(const struct probe_point *pp);
+
+#endif /* UTAP_PROVIDER_H */

@@ -1,0 +1,526 @@
+/*
+ * run.c - pass 5: load the module, run the session, unload.
+ *
+ *   fork a guardian that unloads the module if this process dies
+ *   fork the -c command, held on a pipe
+ *   finit_module(module, "target=PID ...")
+ *   open /proc/MOD/{data,ctl}; write "start" (probes armed, begin probes ran)
+ *   release the command; relay records until exit(), the command's end,
+ *   or SIGINT/SIGTERM; write "stop" (end probes run); drain; report; unload
+ */
+#include "utap.h"
+#include "core/wire.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+struct runner {
+	struct session *s;
+	const char *modname;
+	int data_fd, ctl_fd, sig_fd;
+	int out_fd;
+	pid_t child;		/* -c command */
+	int go_pipe;		/* write end: closing it releases the command */
+	pid_t guardian;
+	int guardian_pipe;
+	bool child_exited;
+	int child_status;
+	bool stop;
+	char *buf;
+	size_t bufsize;
+	long long received_prints;
+};
+
+struct ctl_status {
+	long state, exit, exit_status, errors, skipped;
+	long long records, lost_records, lost_bytes, lost_prints, lost_messages;
+};
+
+static const char *modname_of(const char *ko_path)
+{
+	const char *base = strrchr(ko_path, '/');
+	char *name = arena_strdup(base ? base + 1 : ko_path);
+	char *dot = strrchr(name, '.');
+
+	if (dot)
+		*dot = 0;
+	for (char *p = name; *p; p++)
+		if (*p == '-')
+			*p = '_';
+	return name;
+}
+
+static bool module_loaded(const char *name)
+{
+	char *mods = read_file("/proc/modules", NULL);
+	size_t n = strlen(name);
+
+	for (char *p = mods; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, name, n) && p[n] == ' ')
+			return true;
+	return false;
+}
+
+static int unload_module(const char *name)
+{
+	for (int i = 0; i < 100; i++) {
+		if (syscall(SYS_delete_module, name, O_NONBLOCK) == 0 || errno == ENOENT)
+			return 0;
+		if (errno != EAGAIN && errno != EBUSY && errno != EWOULDBLOCK)
+			break;
+		usleep(20000);
+	}
+	return module_loaded(name) ? -1 : 0;
+}
+
+/*
+ * The guardian outlives us if we are killed: when its pipe reads EOF without
+ * the "done" byte, it unloads the module. It ignores the signals a terminal
+ * sends so that Ctrl-C cannot take it down before it has done its job.
+ */
+static pid_t start_guardian(const char *modname, int *wfd)
+{
+	int p[2];
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		char c = 0;
+
+		signal(SIGINT, SIG_IGN);
+		signal(SIGTERM, SIG_IGN);
+		signal(SIGHUP, SIG_IGN);
+		close(p[1]);
+		while (read(p[0], &c, 1) < 0 && errno == EINTR)
+			;
+		if (c != 'd' && module_loaded(modname))
+			unload_module(modname);
+		_exit(0);
+	}
+	close(p[0]);
+	*wfd = p[1];
+	return pid;
+}
+
+static void stop_guardian(struct runner *r)
+{
+	if (r->guardian <= 0)
+		return;
+	if (write(r->guardian_pipe, "d", 1) < 0)
+		(void)0;
+	close(r->guardian_pipe);
+	waitpid(r->guardian, NULL, 0);
+	r->guardian = 0;
+}
+
+/* True if cmd needs a shell (metacharacters); else it is split on blanks and exec'd. */
+static bool needs_shell(const char *cmd)
+{
+	return strpbrk(cmd, "|&;<>()$`\\\"'*?[]#~=%{}\n") != NULL;
+}
+
+static void exec_command(const char *cmd)
+{
+	if (needs_shell(cmd)) {
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+	} else {
+		char *copy = strdup(cmd), *argv[256];
+		int argc = 0;
+
+		for (char *t = strtok(copy, " \t"); t && argc < 255; t = strtok(NULL, " \t"))
+			argv[argc++] = t;
+		argv[argc] = NULL;
+		if (argc)
+			execvp(argv[0], argv);
+	}
+	fprintf(stderr, "utap: cannot run '%s': %s\n", cmd, strerror(errno));
+	_exit(127);
+}
+
+/* Forks the -c command; it waits until the go pipe closes, then execs. */
+static int start_child(struct runner *r)
+{
+	int p[2];
+
+	if (pipe2(p, O_CLOEXEC))
+		return -1;
+	r->child = fork();
+	if (r->child < 0)
+		return -1;
+	if (r->child == 0) {
+		char c;
+		sigset_t none;
+
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		close(p[1]);
+		while (read(p[0], &c, 1) < 0 && errno == EINTR)
+			;
+		if (c != 'g')
+			_exit(126);	/* the session failed to start */
+		exec_command(r->s->cmd);
+	}
+	close(p[0]);
+	r->go_pipe = p[1];
+	return 0;
+}
+
+static void release_child(struct runner *r, bool go)
+{
+	if (r->go_pipe < 0)
+		return;
+	if (go && write(r->go_pipe, "g", 1) < 0)
+		(void)0;
+	close(r->go_pipe);
+	r->go_pipe = -1;
+}
+
+static const char *load_error(int err)
+{
+	switch (err) {
+	case EPERM:
+		return "operation not permitted: loading a kernel module needs root "
+		       "(CAP_SYS_MODULE), and a kernel in lockdown (Secure Boot) refuses "
+		       "unsigned modules; run as root, or use --vm";
+	case EKEYREJECTED:
+	case ENOKEY:
+	case EBADMSG:
+		return "the kernel refuses unsigned modules (module signature enforcement); "
+		       "disable module.sig_enforce / Secure Boot lockdown, or use --vm";
+	case EEXIST:
+		return "a module of this name is already loaded (choose another with -m)";
+	case ENOEXEC:
+		return "the module does not match the running kernel (built against other "
+		       "headers? use -r with the running kernel's release)";
+	case ENOENT:
+		return "a kernel symbol the module needs is missing (see dmesg)";
+	default:
+		return strerror(err);
+	}
+}
+
+static int load_module(struct runner *r, const char *ko_path)
+{
+	int fd = open(ko_path, O_RDONLY | O_CLOEXEC);
+	char *params;
+	long rc;
+
+	if (fd < 0) {
+		errorf("cannot open module '%s': %s", ko_path, strerror(errno));
+		return -1;
+	}
+	params = arena_printf("target=%ld bufsize_kb=%ld", r->s->target_pid,
+			      (r->s->buffer_mb > 0 ? r->s->buffer_mb : 4) * 1024);
+	rc = syscall(SYS_finit_module, fd, params, 0);
+	close(fd);
+	if (rc) {
+		errorf("cannot load module '%s': %s", ko_path, load_error(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static int output_stream_fd(struct runner *r, unsigned int stream)
+{
+	/* per-stream files (FILE.ID) arrive with the trace formats; until then one output */
+	(void)stream;
+	return r->out_fd;
+}
+
+/* Reads whatever is pending; returns the number of records, or -1 on error. */
+static int drain(struct runner *r)
+{
+	int total = 0;
+
+	for (;;) {
+		ssize_t n = read(r->data_fd, r->buf, r->bufsize);
+		size_t off = 0;
+
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				return total;
+			errorf("reading the module's output: %s", strerror(errno));
+			return -1;
+		}
+		if (n == 0)
+			return total;
+		while (off + sizeof(struct utap_wire) <= (size_t)n) {
+			struct utap_wire *w = (struct utap_wire *)(r->buf + off);
+			const char *payload = (const char *)(w + 1);
+
+			if (off + sizeof(*w) + w->len > (size_t)n)
+				break;
+			switch (w->type) {
+			case UTAP_REC_STDOUT:
+				write_all(r->out_fd, payload, w->len);
+				r->received_prints += w->nprints;
+				break;
+			case UTAP_REC_STDERR:
+				write_all(2, payload, w->len);
+				break;
+			case UTAP_REC_STREAM:
+				write_all(output_stream_fd(r, w->stream), payload, w->len);
+				break;
+			default:
+				break;
+			}
+			off += sizeof(*w) + w->len;
+			total++;
+		}
+	}
+}
+
+static int read_status(struct runner *r, struct ctl_status *st)
+{
+	char buf[1024];
+	ssize_t n;
+
+	memset(st, 0, sizeof(*st));
+	n = pread(r->ctl_fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
+		char key[32];
+		long long v;
+
+		if (sscanf(line, "%31s %lld", key, &v) != 2)
+			continue;
+#define FIELD(name) if (!strcmp(key, #name)) st->name = v
+		FIELD(state);
+		FIELD(exit);
+		FIELD(exit_status);
+		FIELD(errors);
+		FIELD(skipped);
+		FIELD(records);
+		FIELD(lost_records);
+		FIELD(lost_bytes);
+		FIELD(lost_prints);
+		FIELD(lost_messages);
+#undef FIELD
+	}
+	return 0;
+}
+
+static int ctl_command(struct runner *r, const char *cmd)
+{
+	if (write(r->ctl_fd, cmd, strlen(cmd)) < 0)
+		return -errno;
+	return 0;
+}
+
+static void handle_signals(struct runner *r)
+{
+	struct signalfd_siginfo si;
+
+	while (read(r->sig_fd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGCHLD) {
+			int st;
+			pid_t pid;
+
+			while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+				if (pid == r->child) {
+					r->child_exited = true;
+					r->child_status = st;
+					r->stop = true;
+				}
+			}
+		} else {
+			r->stop = true;
+		}
+	}
+}
+
+static void main_loop(struct runner *r)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = r->data_fd, .events = POLLIN | POLLPRI },
+		{ .fd = r->sig_fd, .events = POLLIN },
+	};
+	struct ctl_status st;
+
+	while (!r->stop) {
+		int n = poll(pfd, 2, 250);
+
+		if (n < 0 && errno != EINTR)
+			break;
+		if (pfd[1].revents & POLLIN)
+			handle_signals(r);
+		if (drain(r) < 0)
+			break;
+		/* exit() from a probe, or too many errors */
+		if ((pfd[0].revents & POLLPRI) || n == 0) {
+			if (read_status(r, &st) == 0 && (st.exit || st.state >= 3))
+				r->stop = true;
+		}
+	}
+}
+
+static void report(struct runner *r, const struct ctl_status *st)
+{
+	if (st->lost_records)
+		fprintf(stderr, "WARNING: %lld records lost\n", st->lost_records);
+	if (st->lost_messages)
+		fprintf(stderr, "WARNING: %lld warning/error messages lost\n", st->lost_messages);
+	if (r->s->verbose)
+		fprintf(stderr, "Transport: %lld records delivered, %lld lost (%lld bytes, "
+			"%lld print calls); %lld print calls received\n", st->records,
+			st->lost_records, st->lost_bytes, st->lost_prints, r->received_prints);
+	if (st->errors || st->skipped)
+		fprintf(stderr, "WARNING: Number of errors: %ld, skipped probes: %ld\n",
+			st->errors, st->skipped);
+}
+
+static void end_child(struct runner *r)
+{
+	if (r->child <= 0 || r->child_exited)
+		return;
+	/* the session ended first (exit(), an error or a signal): end the command too */
+	kill(r->child, SIGTERM);
+	for (int i = 0; i < 50; i++) {
+		if (waitpid(r->child, &r->child_status, WNOHANG) == r->child) {
+			r->child_exited = true;
+			return;
+		}
+		usleep(20000);
+	}
+	kill(r->child, SIGKILL);
+	waitpid(r->child, &r->child_status, 0);
+	r->child_exited = true;
+}
+
+static int open_output(struct runner *r)
+{
+	if (!r->s->output) {
+		r->out_fd = 1;
+		return 0;
+	}
+	r->out_fd = open(r->s->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (r->out_fd < 0) {
+		errorf("cannot open output file '%s': %s", r->s->output, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int open_proc_files(struct runner *r)
+{
+	const char *data = arena_printf("/proc/%s/data", r->modname);
+	const char *ctl = arena_printf("/proc/%s/ctl", r->modname);
+
+	r->data_fd = open(data, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	r->ctl_fd = open(ctl, O_RDWR | O_CLOEXEC);
+	if (r->data_fd < 0 || r->ctl_fd < 0) {
+		errorf("cannot open the module's files (%s): %s", data, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int setup_signals(struct runner *r, sigset_t *old)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &set, old);
+	r->sig_fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	return r->sig_fd < 0 ? -1 : 0;
+}
+
+int run_module(struct session *s, const char *ko_path)
+{
+	struct runner r = {
+		.s = s, .data_fd = -1, .ctl_fd = -1, .sig_fd = -1, .go_pipe = -1,
+		.guardian_pipe = -1,
+	};
+	struct ctl_status st = { 0 };
+	sigset_t oldmask;
+	int rc = 1, start_rc;
+
+	if (geteuid() != 0) {
+		errorf("pass 5 loads a kernel module, which needs root: run utap as root, or "
+		       "use --vm to run in a throwaway virtual machine");
+		return 1;
+	}
+	r.modname = modname_of(ko_path);
+	r.bufsize = 1 << 20;
+	r.buf = malloc(r.bufsize);
+	if (!r.buf || setup_signals(&r, &oldmask) || open_output(&r))
+		return 1;
+	r.guardian = start_guardian(r.modname, &r.guardian_pipe);
+	if (s->cmd && start_child(&r)) {
+		errorf("cannot start '%s': %s", s->cmd, strerror(errno));
+		goto out;
+	}
+	if (s->cmd)
+		s->target_pid = r.child;
+	if (load_module(&r, ko_path))
+		goto out;
+	if (open_proc_files(&r))
+		goto unload;
+	start_rc = ctl_command(&r, UTAP_CTL_START);
+	drain(&r);
+	if (start_rc) {
+		errorf("starting the session failed: %s", strerror(-start_rc));
+		goto close_files;
+	}
+	release_child(&r, true);
+	main_loop(&r);
+	ctl_command(&r, UTAP_CTL_STOP);
+	drain(&r);
+	read_status(&r, &st);
+	rc = st.exit_status || st.errors ? 1 : 0;
+	report(&r, &st);
+close_files:
+	close(r.data_fd);
+	close(r.ctl_fd);
+unload:
+	if (unload_module(r.modname)) {
+		errorf("cannot unload module %s: %s", r.modname, strerror(errno));
+		rc = 1;
+	}
+out:
+	release_child(&r, false);
+	end_child(&r);
+	stop_guardian(&r);
+	if (r.out_fd > 2)
+		close(r.out_fd);
+	free(r.buf);
+	sigprocmask(SIG_SETMASK, &oldmask, NULL);
+	return rc;
+}
