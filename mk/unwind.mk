@@ -59,7 +59,7 @@ $(UWP)/uwp_dfonly: $(UWP_DIR)/uwp_c.c $(UWP_CAP)
 
 UW_TEST_SRCS := $(UW_BUILD_SRCS) $(UW_RT_SRCS)
 
-UNIT_TESTS += test_uwbuild test_uwcapture
+UNIT_TESTS += test_uwtab test_uwstep test_uwbuild test_uwcapture
 test_uwtab_SRCS     := testsuite/unit/test_uwtab.c $(UW_TEST_SRCS)
 test_uwtab_LIBS     := -ldw -lelf
 test_uwstep_SRCS    := testsuite/unit/test_uwstep.c $(UW_RT_SRCS)

@@ -337,9 +337,8 @@ void uw_walk(const struct uw_regs *start, u32 flags,
 			break;
 		}
 		if (tr->nr == tr->max) {
-			/* one more step tells a full stack from a cut one */
-			stop = walk_step(&regs, &fflags, flags, ops);
-			stop = stop == UW_STOP_END ? stop : UW_STOP_MAX_FRAMES;
+			/* a frame exists beyond the last one we may record */
+			stop = UW_STOP_MAX_FRAMES;
 			break;
 		}
 		if (tr->frame_flags)
