@@ -142,6 +142,10 @@ static const struct vec vectors[] = {
 	{ "0fa6", BAD, 0 }, { "0f3850c0", BAD, 0 }, { "0f3a00c000", BAD, 0 },
 	{ "0fb2c0", BAD, 0 },			/* lss needs memory */
 	{ "0fb200", 3, SEQ },
+	{ "f30fb8c0", 4, SEQ },			/* popcnt */
+	{ "0fb8c0", BAD, 0 },			/* jmpe */
+	{ "f20ff000", 4, SEQ },			/* lddqu */
+	{ "660ff000", BAD, 0 },
 
 	/* 8F: pop or XOP */
 	{ "8fc0", 2, SEQ },			/* pop rax */
@@ -177,6 +181,14 @@ static const struct vec vectors[] = {
 	{ "c5f805", BAD, 0 },			/* VEX syscall */
 	{ "c5f884", BAD, 0 },			/* VEX jcc */
 	{ "c5f80f", BAD, 0 },			/* VEX 0F 0F */
+	{ "c50877", BAD, 0 },			/* vzeroupper, vvvv != 1111 */
+	{ "c5fa2800", BAD, 0 },			/* vmovaps has no F3 form */
+	{ "c4e2fa4000", BAD, 0 },		/* vpmulld is 66 only */
+	{ "c4e278f2c1", 5, SEQ },		/* andn eax, eax, ecx */
+	{ "c4e37bf0c105", 6, SEQ },		/* rorx eax, ecx, 5 */
+	{ "8c30", BAD, 0 },			/* mov [rax], seg 6 */
+	{ "8ec8", BAD, 0 },			/* mov cs, eax */
+	{ "8ed8", 2, SEQ },			/* mov ds, eax */
 
 	/* EVEX */
 	{ "62f1fe486f4601", 7, SEQ },		/* vmovdqu64 zmm0, [rsi+0x40] */
@@ -201,14 +213,46 @@ static const struct vec vectors[] = {
 
 	/* x87 */
 	{ "d9c9", 2, SEQ },
+	{ "d9d0", 2, SEQ },			/* fnop */
+	{ "d9d1", BAD, 0 },
+	{ "d9d8", 2, SEQ },			/* fstp1 alias */
+	{ "d9e2", BAD, 0 },
+	{ "dae9", 2, SEQ },			/* fucompp */
+	{ "daea", BAD, 0 },
+	{ "dfe0", 2, SEQ },			/* fnstsw ax */
+	{ "dfe1", BAD, 0 },
+	{ "d908", BAD, 0 },			/* d9 /1 memory */
+	{ "dd28", BAD, 0 },			/* dd /5 memory */
+	{ "db28", 2, SEQ },			/* fld m80 */
 	{ "dd442408", 4, SEQ },
 	{ "df2c24", 3, SEQ },
 	{ "9b", 1, SEQ },
 
 	/* prefix soup and the 15-byte limit */
-	{ "f3f26667f02e3e26366465f0664890", 15, SEQ },
-	{ "f3f26667f02e3e26366465f066489090", 15, SEQ },
-	{ "f3f26667f02e3e26366465f066f34890", BAD, 0 },	/* 16 bytes */
+	{ "f3f266672e3e2636646526660148ff00", 15, SEQ },
+	{ "f3f266672e3e2636646526664890", 14, SEQ },
+	{ "f3f266672e3e2636646526f366f34890", BAD, 0 },	/* 16 bytes */
+	{ "f0f3f266672e3e26366465664801ff00", BAD, 0 },	/* 16 with lock */
+	{ "f3f266672e3e26366465f066480100", 15, SEQ },	/* lock add */
+
+	/* lock: read-modify-write forms with a memory destination only */
+	{ "f00100", 3, SEQ },			/* lock add [rax], eax */
+	{ "f00300", BAD, 0 },			/* lock add eax, [rax] */
+	{ "f001c0", BAD, 0 },			/* register destination */
+	{ "f090", BAD, 0 },
+	{ "f08b00", BAD, 0 },			/* mov */
+	{ "f0ff00", 3, SEQ },			/* inc */
+	{ "f0ff10", BAD, 0 },			/* call */
+	{ "f0f618", 3, SEQ },			/* neg */
+	{ "f0f60001", BAD, 0 },			/* test */
+	{ "f0833800", BAD, 0 },			/* cmp */
+	{ "f0830000", 4, SEQ },
+	{ "f0480fb10a", 5, SEQ },		/* cmpxchg */
+	{ "f00fc70e", 4, SEQ },			/* cmpxchg8b */
+	{ "f00fbae005", BAD, 0 },		/* bt */
+	{ "f00fba2805", 5, SEQ },		/* bts */
+	{ "f08600", 3, SEQ },			/* xchg */
+	{ "f0a4", BAD, 0 },			/* movs */
 	{ "262626262648b81122334455667788", 15, SEQ },
 	{ "26262626262648b81122334455667788", BAD, 0 },
 	{ "2e2e2e2e2e2e2e2e2e2e0500000000", 15, SEQ },

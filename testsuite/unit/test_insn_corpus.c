@@ -29,16 +29,19 @@ struct stats {
 	unsigned long mem_checked, ea_checked, branches;
 	unsigned long both_invalid, cs_only_invalid, we_only_invalid;
 	unsigned long cs_wrong;
-	unsigned long objdump_checked, objdump_bad;
+	unsigned long objdump_checked, objdump_bad, lenient;
 };
 
 /*
  * Instructions Capstone 4.0.2 cannot decode (it predates AVX512BW mask
  * moves, pkru access, ...). They are checked in one batch with GNU objdump:
- * concatenated, they must disassemble at exactly our boundaries.
+ * each goes into a 16-byte slot padded with nops, and objdump must see an
+ * instruction of exactly our length at the start of every slot.
  */
+#define SLOT 16
 struct gap {
 	u8 *bytes;
+	u8 *lens;		/* our length, one per slot */
 	size_t nbytes, cap;
 	unsigned long count;
 };
@@ -150,6 +153,44 @@ static int cs_flow(const cs_insn *ci)
 static const char *capstone_wrong(const u8 *b, size_t n, const cs_insn *ci,
 				  int len, const struct x86_insn_info *in)
 {
+	/*
+	 * 0F FF (ud0) and 0F B9 (ud1) take a ModRM byte: SDM vol. 2 "UD -
+	 * Undefined Instruction": "0F FF /r UD0 r32, r/m32", "0F B9 /r UD1
+	 * r32, r/m32". Capstone 4 ends them after two bytes, e.g.
+	 * 0f ff c8 34 = ud0 ecx, eax is 3 bytes, Capstone says 2.
+	 */
+	if ((ci->id == X86_INS_UD0 || ci->id == X86_INS_UD2B) &&
+	    len > ci->size && in->has_modrm)
+		return "ud0/ud1 ModRM";
+	/*
+	 * 66 before a near jmp/call/jcc rel32: SDM vol. 2 JMP/CALL/Jcc, "In
+	 * 64-bit mode the operand size is fixed at 64 bits" and the
+	 * displacement stays 32 bits on Intel 64; Capstone decodes AMD's
+	 * rel16 form, e.g. 66 e9 dd 00 4d a0 is 6 bytes, Capstone says 4.
+	 */
+	if (in->opsize && in->rel && len == ci->size + 2 &&
+	    (in->flow == X86_FLOW_JMP || in->flow == X86_FLOW_CALL ||
+	     in->flow == X86_FLOW_JCC))
+		return "66 near branch";
+	/*
+	 * LOCK on an instruction whose destination is not memory: SDM vol. 2
+	 * "LOCK": "#UD if the LOCK prefix is used with an instruction not
+	 * listed [add, adc, and, btc, btr, bts, cmpxchg, cmpxch8b, cmpxchg16b,
+	 * dec, inc, neg, not, or, sbb, sub, xor, xadd, xchg] or the
+	 * destination operand is not a memory operand". Capstone decodes
+	 * e.g. f0 03 16 = lock add edx, [rsi].
+	 */
+	/*
+	 * MOV to CS: SDM vol. 2 MOV, "#UD if an attempt is made to load the
+	 * CS register"; Capstone decodes 8e c9 = mov cs, ecx.
+	 */
+	if (len == -EINVAL && ci->id == X86_INS_MOV &&
+	    ci->detail->x86.operands[0].type == X86_OP_REG &&
+	    ci->detail->x86.operands[0].reg == X86_REG_CS)
+		return "mov to cs";
+	if (len == -EINVAL && n > 0 && memchr(b, 0xF0, ci->size - 1) &&
+	    ci->detail->x86.prefix[0] == X86_PREFIX_LOCK)
+		return "lock without a memory destination";
 	return NULL;
 }
 
@@ -294,12 +335,15 @@ static size_t check_one(u64 addr, const u8 *b, size_t n, cs_insn *ci,
 			return 1;
 		}
 		st->cs_only_invalid++;
-		if (gaps.nbytes + len > gaps.cap) {
+		if (gaps.nbytes + SLOT > gaps.cap) {
 			gaps.cap = gaps.cap ? gaps.cap * 2 : 4096;
 			gaps.bytes = realloc(gaps.bytes, gaps.cap);
+			gaps.lens = realloc(gaps.lens, gaps.cap / SLOT);
 		}
+		memset(gaps.bytes + gaps.nbytes, 0x90, SLOT);
 		memcpy(gaps.bytes + gaps.nbytes, b, len);
-		gaps.nbytes += len;
+		gaps.lens[gaps.count] = len;
+		gaps.nbytes += SLOT;
 		gaps.count++;
 		return len;
 	}
@@ -340,11 +384,11 @@ static size_t check_one(u64 addr, const u8 *b, size_t n, cs_insn *ci,
 	return len;
 }
 
-/* Disassemble the gaps with objdump; count lines that do not line up. */
+/* Disassemble the gaps with objdump; count slots where it disagrees. */
 static void check_gaps_with_objdump(struct stats *st)
 {
 	char tmp[] = "/tmp/test_insn_gapsXXXXXX", cmd[256], line[512];
-	unsigned long off = 0, nlines = 0;
+	unsigned long seen = 0, carry = 0, carry_at = 0;
 	FILE *f;
 	int fd;
 
@@ -361,29 +405,64 @@ static void check_gaps_with_objdump(struct stats *st)
 	f = popen(cmd, "r");
 	while (f && fgets(line, sizeof(line), f)) {
 		unsigned long a;
-		char *tab, *mn;
-		int nb = 0;
+		char *tab, *mn, *q;
+		int nb = 0, ours;
 
-		if (sscanf(line, " %lx:\t", &a) != 1 || !(tab = strchr(line, '\t')))
+		if (sscanf(line, " %lx:\t", &a) != 1 ||
+		    !(tab = strchr(line, '\t')))
+			continue;
+		if (a % SLOT && a != carry_at)
 			continue;
 		mn = strchr(tab + 1, '\t');
-		for (char *q = tab + 1; q && *q && q != mn; q++)
+		for (q = tab + 1; *q && q != mn; q++)
 			if (q[0] != ' ' && (q[1] == ' ' || q[1] == '\t'))
 				nb++;
-		nlines++;
-		if (a != off || !mn || strstr(mn, "(bad)") || mn[1] == '.' ||
-		    !strncmp(mn + 1, "rex", 3)) {
-			if (st->objdump_bad++ < 8)
-				fprintf(stderr, "  objdump disagrees at +%#lx (we "
-					"expected +%#lx): %s", a, off, line);
+		/* objdump shows a superseded REX on a line of its own */
+		if (nb == 1 && mn && !strncmp(mn + 1, "rex", 3) &&
+		    !strchr(mn + 1, ' ')) {
+			carry += 1;
+			carry_at = a + 1;
+			continue;
 		}
-		off = a + nb;
+		nb += carry;
+		a -= carry;
+		carry = 0;
+		carry_at = 0;
+		seen++;
+		ours = gaps.lens[a / SLOT];
+		if (mn && strstr(mn, "(bad)") && nb < ours) {
+			/*
+			 * objdump rejects an encoding we accept: data in
+			 * .text hitting a rule the decoder does not check
+			 * (VEX.vvvv/W/L or mod restrictions per instruction).
+			 */
+			if (st->lenient++ < 4) {
+				fprintf(stderr, "  accepted, objdump says "
+					"undefined:");
+				for (nb = 0; nb < ours; nb++)
+					fprintf(stderr, " %02x",
+						gaps.bytes[a + nb]);
+				fprintf(stderr, "\n");
+			}
+		} else if (nb != ours || !mn || strstr(mn, "(bad)")) {
+			if (st->objdump_bad++ < 8) {
+				fprintf(stderr, "  objdump disagrees, ours %d:",
+					ours);
+				for (nb = 0; nb < ours; nb++)
+					fprintf(stderr, " %02x",
+						gaps.bytes[a + nb]);
+				fprintf(stderr, "; objdump: %s", line);
+			}
+		}
 	}
 	if (f)
 		pclose(f);
 	unlink(tmp);
-	if (nlines != gaps.count || off != gaps.nbytes)
+	if (seen != gaps.count) {
+		fprintf(stderr, "  objdump showed %lu of %lu slots\n", seen,
+			gaps.count);
 		st->objdump_bad++;
+	}
 	st->objdump_checked = gaps.count;
 	gaps.nbytes = 0;
 	gaps.count = 0;
@@ -514,12 +593,13 @@ static void test_binary(void)
 	printf("# %s: %lu insns (%lu bytes), %lu branches, %lu mem operands, "
 	       "%lu ea; mismatches: len %lu flow %lu target %lu mem %lu ea %lu; "
 	       "invalid: both %lu, ours-only %lu; "
-	       "capstone gaps %lu (objdump agrees on %lu); "
+	       "capstone gaps %lu (objdump agrees on %lu, calls %lu undefined); "
 	       "capstone wrong (excluded) %lu\n",
 	       cur_path, st.insns, st.bytes, st.branches, st.mem_checked,
 	       st.ea_checked, st.len_bad, st.flow_bad, st.target_bad,
 	       st.mem_bad, st.ea_bad, st.both_invalid, st.we_only_invalid,
-	       st.cs_only_invalid, st.objdump_checked - st.objdump_bad,
+	       st.cs_only_invalid,
+	       st.objdump_checked - st.objdump_bad - st.lenient, st.lenient,
 	       st.cs_wrong);
 	CHECK(st.insns > 0);
 	CHECK_INT(st.len_bad, 0);
@@ -535,6 +615,7 @@ static void test_binary(void)
 	ADD(len_bad); ADD(flow_bad); ADD(target_bad); ADD(mem_bad); ADD(ea_bad);
 	ADD(both_invalid); ADD(cs_only_invalid); ADD(we_only_invalid);
 	ADD(cs_wrong); ADD(objdump_checked); ADD(objdump_bad);
+	ADD(lenient);
 #undef ADD
 }
 

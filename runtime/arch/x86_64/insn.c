@@ -22,6 +22,7 @@ struct dec {
 	u8 vx;			/* EVEX.V' (index bit 4 for vsib) */
 	bool evex_b;		/* EVEX.b: broadcast / rounding */
 	bool disp8;		/* displacement was one byte */
+	u8 vvvv;		/* VEX/EVEX/XOP vvvv, un-inverted */
 };
 
 /* The byte at the current position, or -EINVAL past 15, -EAGAIN past avail. */
@@ -193,7 +194,22 @@ static u16 fixup_1byte(struct x86_insn_info *in, u16 attr)
 	unsigned int reg = (in->modrm >> 3) & 7;
 	bool mem = (in->modrm >> 6) != 3;
 
+	if (in->opcode >= 0xD8 && in->opcode <= 0xDF) {	/* x87 */
+		if (!mem)
+			return x86_x87_reg_valid(in->opcode, in->modrm) ?
+			       attr : A_BAD;
+		/* reserved memory forms: D9 /1, DB /4, DB /6, DD /5 */
+		if ((in->opcode == 0xD9 && reg == 1) ||
+		    (in->opcode == 0xDB && (reg == 4 || reg == 6)) ||
+		    (in->opcode == 0xDD && reg == 5))
+			return A_BAD;
+		return attr;
+	}
 	switch (in->opcode) {
+	case 0x8C:			/* mov Ev, Sw: es..gs */
+		return reg < 6 ? attr : A_BAD;
+	case 0x8E:			/* mov Sw, Ew: not cs */
+		return reg < 6 && reg != 1 ? attr : A_BAD;
 	case 0x8D:			/* lea: memory form only */
 		return mem ? attr : A_BAD;
 	case 0xC6:			/* mov Eb,Ib; xabort Ib */
@@ -233,17 +249,69 @@ static u16 fixup_1byte(struct x86_insn_info *in, u16 attr)
 
 static u16 fixup_0f(struct x86_insn_info *in, u16 attr)
 {
+	unsigned int reg = (in->modrm >> 3) & 7;
+	bool mem = (in->modrm >> 6) != 3;
+
 	switch (in->opcode) {
+	case 0x00:			/* sldt .. verw; /6 /7 undefined */
+		return reg < 6 ? attr : A_BAD;
+	case 0x0D:			/* prefetch, prefetchw: memory only */
+		return mem ? attr : A_BAD;
+	case 0xC7:			/* cmpxchg8b/16b, xrstors.. / rdrand.. */
+		if (mem)
+			return reg != 0 && reg != 2 ? attr : A_BAD;
+		return reg >= 6 ? attr : A_BAD;
 	case 0x78:			/* 66: extrq Ib,Ib; F2: insertq Ib,Ib */
 		if (in->pp == 0x66 || in->pp == 0xF2)
 			return attr | I_BB;
 		return attr;
+	case 0xB8:			/* popcnt needs F3 (else jmpe) */
+		return in->pp == 0xF3 ? attr : A_BAD;
+	case 0xF0:			/* lddqu needs F2 */
+		return in->pp == 0xF2 ? attr : A_BAD;
 	case 0xB2:			/* lss, lfs, lgs: memory only */
 	case 0xB4:
 	case 0xB5:
-		return (in->modrm >> 6) != 3 ? attr : A_BAD;
+		return mem ? attr : A_BAD;
 	}
 	return attr;
+}
+
+/*
+ * LOCK is allowed only on the read-modify-write forms with a memory
+ * destination (SDM vol. 2 "LOCK"); anything else raises #UD.
+ */
+static bool lock_ok(const struct x86_insn_info *in)
+{
+	unsigned int reg = (in->modrm >> 3) & 7;
+	u8 op = in->opcode;
+
+	if (!in->has_mem || in->enc != X86_ENC_LEGACY)
+		return false;
+	if (in->map == X86_MAP_0F)
+		return op == 0xAB || op == 0xB3 || op == 0xBB ||	/* bts.. */
+		       op == 0xB0 || op == 0xB1 || op == 0xC0 || op == 0xC1 ||
+		       (op == 0xBA && reg >= 5) || (op == 0xC7 && reg == 1);
+	if (in->map != X86_MAP_1BYTE)
+		return false;
+	if (op < 0x40)		/* add, or, adc, sbb, and, sub, xor Ev,Gv */
+		return (op & 6) == 0 && (op & 0x38) != 0x38;
+	switch (op) {
+	case 0x80:
+	case 0x81:
+	case 0x83:
+		return reg != 7;			/* not cmp */
+	case 0x86:
+	case 0x87:
+		return true;				/* xchg */
+	case 0xF6:
+	case 0xF7:
+		return reg == 2 || reg == 3;		/* not, neg */
+	case 0xFE:
+	case 0xFF:
+		return reg < 2;				/* inc, dec */
+	}
+	return false;
 }
 
 /* Ends the decode once attr is final: immediate, flow, memory accesses. */
@@ -252,6 +320,8 @@ static int finish(struct dec *d, struct x86_insn_info *in, u16 attr)
 	int err;
 
 	if (attr & A_BAD)
+		return -EINVAL;
+	if (in->lock && !lock_ok(in))
 		return -EINVAL;
 	err = decode_imm(d, in, attr & I_MASK);
 	if (err)
@@ -360,6 +430,11 @@ static int decode_vex_body(struct dec *d, struct x86_insn_info *in)
 	if (b < 0)
 		return b;
 	in->opcode = b;
+	if (b == 0x77 && in->map == X86_MAP_0F && d->vvvv)
+		return -EINVAL;		/* vzeroupper/vzeroall: vvvv = 1111b */
+	if (in->enc == X86_ENC_EVEX ? !x86_evex_valid(in->map, b, in->pp) :
+				      !x86_vex_valid(in->map, b, in->pp))
+		return -EINVAL;
 	switch (in->map) {
 	case X86_MAP_0F:
 		attr = x86_map_0f[b];
@@ -388,7 +463,8 @@ static int decode_vex_body(struct dec *d, struct x86_insn_info *in)
 			return err;
 	}
 	if (in->enc == X86_ENC_EVEX) {
-		if (in->has_mem && in->vl > 64)
+		/* L'L = 3 only as rounding control: register form with b */
+		if (in->vl > 64 && (in->has_mem || !d->evex_b))
 			return -EINVAL;
 		if (in->has_mem && d->disp8)
 			in->disp *= x86_evex_disp8_scale(in, d->evex_b);
@@ -414,6 +490,7 @@ static int decode_vex2(struct dec *d, struct x86_insn_info *in)
 	if (b1 < 0)
 		return b1;
 	in->map = X86_MAP_0F;
+	d->vvvv = (~b1 >> 3) & 0xF;
 	in->vl = b1 & 4 ? 32 : 16;
 	in->pp = pp_prefix[b1 & 3];
 	return decode_vex_body(d, in);
@@ -444,6 +521,7 @@ static int decode_vex3(struct dec *d, struct x86_insn_info *in, u8 enc)
 	if (xop && (b2 & 3))
 		return -EINVAL;		/* XOP.pp must be 0 */
 	in->vex_w = b2 >> 7;
+	d->vvvv = (~b2 >> 3) & 0xF;
 	in->vl = b2 & 4 ? 32 : 16;
 	in->pp = pp_prefix[b2 & 3];
 	return decode_vex_body(d, in);
@@ -475,6 +553,7 @@ static int decode_evex(struct dec *d, struct x86_insn_info *in)
 	d->vx = !(p2 & 8);
 	d->evex_b = p2 & 0x10;
 	in->vex_w = p1 >> 7;
+	d->vvvv = (~p1 >> 3) & 0xF;
 	in->pp = pp_prefix[p1 & 3];
 	in->vl = 16 << ((p2 >> 5) & 3);		/* 128 means reserved */
 	return decode_vex_body(d, in);

@@ -121,6 +121,116 @@ const u8 x86_3dnow_valid[256] = {
 	[0xB6] = 1, [0xB7] = 1, [0xBB] = 1, [0xBF] = 1,
 };
 
+/*
+ * VEX opcodes: which mandatory prefixes (pp) each one exists with, in some
+ * W/L combination. Maps 0F38 and 0F3A are 66-only apart from the entries
+ * listed.
+ */
+#define P_NP	1	/* no prefix */
+#define P_66	2
+#define P_F3	4
+#define P_F2	8
+#define P_ALL	(P_NP | P_66 | P_F3 | P_F2)
+#define P_PS	(P_NP | P_66)	/* ps/pd forms */
+
+static const u8 vex_0f[256] = {
+	[0x10 ... 0x12] = P_ALL, [0x13] = P_PS, [0x14 ... 0x15] = P_PS,
+	[0x16] = P_PS | P_F3, [0x17] = P_PS,
+	[0x28 ... 0x29] = P_PS, [0x2A] = P_F3 | P_F2, [0x2B] = P_PS,
+	[0x2C ... 0x2D] = P_F3 | P_F2, [0x2E ... 0x2F] = P_PS,
+	[0x41 ... 0x42] = P_PS, [0x44 ... 0x47] = P_PS, [0x4A ... 0x4B] = P_PS,
+	[0x50] = P_PS, [0x51] = P_ALL, [0x52 ... 0x53] = P_NP | P_F3,
+	[0x54 ... 0x57] = P_PS, [0x58 ... 0x5A] = P_ALL, [0x5B] = P_PS | P_F3,
+	[0x5C ... 0x5F] = P_ALL,
+	[0x60 ... 0x6E] = P_66, [0x6F] = P_66 | P_F3,
+	[0x70] = P_66 | P_F3 | P_F2, [0x71 ... 0x76] = P_66, [0x77] = P_NP,
+	[0x7C ... 0x7D] = P_66 | P_F2, [0x7E ... 0x7F] = P_66 | P_F3,
+	[0x90 ... 0x91] = P_PS, [0x92 ... 0x93] = P_PS | P_F2,
+	[0x98 ... 0x99] = P_PS,
+	[0xAE] = P_NP, [0xC2] = P_ALL, [0xC4 ... 0xC5] = P_66, [0xC6] = P_PS,
+	[0xD0] = P_66 | P_F2, [0xD1 ... 0xE5] = P_66,
+	[0xE6] = P_66 | P_F3 | P_F2, [0xE7 ... 0xEF] = P_66,
+	[0xF0] = P_F2, [0xF1 ... 0xFE] = P_66,
+};
+
+static const u8 vex_0f38[256] = {
+	[0x00 ... 0x0F] = P_66, [0x13] = P_66, [0x16 ... 0x1A] = P_66,
+	[0x1C ... 0x1E] = P_66, [0x20 ... 0x25] = P_66, [0x28 ... 0x41] = P_66,
+	[0x45 ... 0x47] = P_66,
+	[0x49] = P_ALL, [0x4B] = P_66 | P_F3 | P_F2,	/* AMX */
+	[0x50 ... 0x53] = P_ALL, [0x58 ... 0x5A] = P_66,
+	[0x5C] = P_F3 | P_F2, [0x5E] = P_ALL,
+	[0x72] = P_F3, [0x78 ... 0x79] = P_66, [0x8C] = P_66, [0x8E] = P_66,
+	[0x90 ... 0x93] = P_66, [0x96 ... 0x9F] = P_66, [0xA6 ... 0xAF] = P_66,
+	[0xB0] = P_ALL, [0xB1] = P_66 | P_F3, [0xB4 ... 0xBF] = P_66,
+	[0xCF] = P_66, [0xDB ... 0xDF] = P_66, [0xE0 ... 0xEF] = P_66,
+	[0xF2 ... 0xF3] = P_NP,				/* andn, blsr.. */
+	[0xF5] = P_NP | P_F3 | P_F2, [0xF6] = P_F2, [0xF7] = P_ALL,
+};
+
+static const u8 vex_0f3a[256] = {
+	[0x00 ... 0x02] = P_66, [0x04 ... 0x06] = P_66, [0x08 ... 0x0F] = P_66,
+	[0x14 ... 0x19] = P_66, [0x1D] = P_66, [0x20 ... 0x22] = P_66,
+	[0x30 ... 0x33] = P_66, [0x38 ... 0x39] = P_66, [0x40 ... 0x42] = P_66,
+	[0x44] = P_66, [0x46] = P_66, [0x48 ... 0x4C] = P_66,
+	[0x5C ... 0x5F] = P_66, [0x60 ... 0x63] = P_66, [0x68 ... 0x6F] = P_66,
+	[0x78 ... 0x7F] = P_66, [0xCE ... 0xCF] = P_66, [0xDF] = P_66,
+	[0xF0] = P_F2,					/* rorx */
+};
+
+/* AMD XOP maps 8, 9, 10 (AMD APM vol. 6) */
+static const u8 xop_ops[3][256] = {
+	{
+		[0x85 ... 0x87] = 1, [0x8E ... 0x8F] = 1, [0x95 ... 0x97] = 1,
+		[0x9E ... 0x9F] = 1, [0xA2 ... 0xA3] = 1, [0xA6] = 1,
+		[0xB6] = 1, [0xC0 ... 0xC3] = 1, [0xCC ... 0xCF] = 1,
+		[0xEC ... 0xEF] = 1,
+	}, {
+		[0x01 ... 0x02] = 1, [0x12] = 1, [0x80 ... 0x83] = 1,
+		[0x90 ... 0x9B] = 1, [0xC1 ... 0xC3] = 1, [0xC6 ... 0xC7] = 1,
+		[0xCB] = 1, [0xD1 ... 0xD3] = 1, [0xD6 ... 0xD7] = 1,
+		[0xDB] = 1, [0xE1 ... 0xE3] = 1,
+	}, {
+		[0x10] = 1, [0x12] = 1,
+	},
+};
+
+static unsigned int pp_bit(u8 pp)
+{
+	return pp == 0x66 ? P_66 : pp == 0xF3 ? P_F3 : pp == 0xF2 ? P_F2 : P_NP;
+}
+
+bool x86_vex_valid(u8 map, u8 op, u8 pp)
+{
+	static const u8 *const maps[4] = { NULL, vex_0f, vex_0f38, vex_0f3a };
+
+	if (map > X86_MAP_0F3A)
+		return xop_ops[map - X86_MAP_XOP8][op];
+	return maps[map][op] & pp_bit(pp);
+}
+
+/*
+ * x87 register forms (ModRM C0-FF) that exist, one bit per ModRM - C0, for
+ * D8..DF. The undocumented aliases that execute (fstp1, fxch4, fcomp5,
+ * ffreep, fxch7, fstp8, fstp9, fneni, fndisi, fsetpm) are included; the
+ * holes raise #UD.
+ */
+static const u64 x87_reg_forms[8] = {
+	~0ull,							/* D8 */
+	~(0xFEull << 16 | 0xCCull << 32 | 1ull << 47),		/* D9 */
+	0xFFFFFFFFull | 1ull << 41,				/* DA */
+	0xFFFFFFFFull | 0x1Full << 32 | 0xFFFFull << 40,	/* DB */
+	~0ull,							/* DC */
+	0xFFFFFFFFFFFFull,					/* DD */
+	0xFFFFFFull | 1ull << 25 | 0xFFFFFFFFull << 32,	/* DE */
+	0x1FFFFFFFFull | 0xFFFFull << 40,			/* DF */
+};
+
+bool x86_x87_reg_valid(u8 op, u8 modrm)
+{
+	return (x87_reg_forms[op & 7] >> (modrm & 0x3F)) & 1;
+}
+
 bool x86_is_vsib(u8 op)
 {
 	/* gathers 90-93, scatters A0-A3, gather/scatter prefetches C6-C7 */
@@ -222,6 +332,7 @@ static const u8 tuple_0f3a[256] = {
 	[0x50] = T_FV, [0x51] = T_S, [0x54] = T_FV, [0x55] = T_S,
 	[0x56] = T_FV, [0x57] = T_S, [0x66] = T_FV, [0x67] = T_S,
 	[0x70] = T_FVM, [0x71] = T_FV, [0x72] = T_FVM, [0x73] = T_FV,
+	[0xC2] = T_FV,		/* vcmpph (AVX512-FP16) */
 	[0xCE ... 0xCF] = T_FV,
 };
 
@@ -283,6 +394,65 @@ static unsigned int special_tuple(const struct x86_insn_info *in)
 	return T_NONE;
 }
 
+/* EVEX 0F38 is 66 apart from these F3 (vpmov*, ...) and F2 forms */
+static const u8 evex_0f38_more[256] = {
+	[0x10 ... 0x15] = P_F3, [0x20 ... 0x2A] = P_F3,
+	[0x30 ... 0x35] = P_F3, [0x38 ... 0x3A] = P_F3,
+	[0x52] = P_F3 | P_F2, [0x53] = P_F2, [0x68] = P_F2,
+	[0x72] = P_F3 | P_F2, [0x9A ... 0x9B] = P_F2, [0xAA ... 0xAB] = P_F2,
+};
+
+/* AVX512-FP16 maps 5 and 6: defined opcodes (any prefix) */
+static const u8 fp16_map5[256] = {
+	[0x10 ... 0x11] = 1, [0x1D] = 1, [0x2A] = 1, [0x2C ... 0x2F] = 1,
+	[0x51] = 1, [0x58 ... 0x5F] = 1, [0x6E] = 1, [0x78 ... 0x7E] = 1,
+};
+
+static const u8 fp16_map6[256] = {
+	[0x13] = 1, [0x2C ... 0x2D] = 1, [0x42 ... 0x43] = 1,
+	[0x4C ... 0x4F] = 1, [0x56 ... 0x57] = 1, [0x96 ... 0x9F] = 1,
+	[0xA6 ... 0xAF] = 1, [0xB6 ... 0xBF] = 1, [0xD6 ... 0xD7] = 1,
+};
+
+static const u8 *const tuples[4] = { NULL, tuple_0f, tuple_0f38, tuple_0f3a };
+
+/*
+ * EVEX opcodes: those with a tuple type, and the register-only ones. Map 0F
+ * uses the VEX prefix rules plus the AVX-512 additions; 0F38 and 0F3A need
+ * a prefix (no-prefix forms there are AVX512-FP16, allowed in 0F3A).
+ */
+bool x86_evex_valid(u8 map, u8 op, u8 pp)
+{
+	unsigned int ppb = pp_bit(pp), ok;
+
+	if (map == X86_MAP_EVEX5)
+		return fp16_map5[op];
+	if (map == X86_MAP_EVEX6)
+		return fp16_map6[op];
+	if (tuples[map][op] == T_NONE &&
+	    !(map == X86_MAP_0F && op == 0xC5) &&		/* vpextrw */
+	    !(map == X86_MAP_0F38 && op >= 0x7A && op <= 0x7C))	/* vpbroadcast r */
+		return false;
+	if (map == X86_MAP_0F3A)
+		return true;
+	if (map == X86_MAP_0F38)
+		return (P_66 | evex_0f38_more[op]) & ppb;
+	ok = vex_0f[op];
+	switch (op) {
+	case 0x6F:			/* vmovdqu8/16 */
+	case 0x7F:
+		ok |= P_F2;
+		break;
+	case 0x78 ... 0x79:		/* vcvt(t)ps2udq .. sd2usi */
+		ok = P_ALL;
+		break;
+	case 0x7A ... 0x7B:		/* vcvt(t)ps2qq, vcvtudq2pd, usi2ss .. */
+		ok = P_66 | P_F3 | P_F2;
+		break;
+	}
+	return ok & ppb;
+}
+
 unsigned int x86_evex_disp8_scale(const struct x86_insn_info *in, bool bcst)
 {
 	unsigned int t = T_NONE, vl = in->vl, esz = in->vex_w ? 8 : 4;
@@ -290,13 +460,9 @@ unsigned int x86_evex_disp8_scale(const struct x86_insn_info *in, bool bcst)
 
 	switch (in->map) {
 	case X86_MAP_0F:
-		t = tuple_0f[in->opcode];
-		break;
 	case X86_MAP_0F38:
-		t = tuple_0f38[in->opcode];
-		break;
 	case X86_MAP_0F3A:
-		t = tuple_0f3a[in->opcode];
+		t = tuples[in->map][in->opcode];
 		break;
 	case X86_MAP_EVEX5:
 	case X86_MAP_EVEX6:

@@ -40,6 +40,13 @@ extern const u8 x86_0f38_valid[256];
 extern const u8 x86_0f3a_valid[256];
 extern const u8 x86_3dnow_valid[256];	/* by suffix byte */
 
+/* opcode defined in that VEX / EVEX map (any prefix, W, L) */
+bool x86_vex_valid(u8 map, u8 op, u8 pp);
+bool x86_evex_valid(u8 map, u8 op, u8 pp);
+
+/* x87 D8-DF with a register ModRM (C0-FF) that executes */
+bool x86_x87_reg_valid(u8 op, u8 modrm);
+
 /* VEX/EVEX 0F38 opcodes whose SIB index is a vector register */
 bool x86_is_vsib(u8 opcode);
 
