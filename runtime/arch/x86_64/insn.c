@@ -16,6 +16,7 @@
 struct dec {
 	const u8 *buf;
 	size_t avail;
+	size_t lim;		/* min(avail, 15) */
 	size_t pos;
 	u8 rep;			/* last F2/F3 prefix */
 	u8 rx, rb;		/* REX.X / REX.B (or VEX/EVEX/XOP equivalents) */
@@ -28,11 +29,9 @@ struct dec {
 /* The byte at the current position, or -EINVAL past 15, -EAGAIN past avail. */
 static int next(struct dec *d)
 {
-	if (d->pos >= X86_MAX_INSN_LEN)
-		return -EINVAL;
-	if (d->pos >= d->avail)
-		return -EAGAIN;
-	return d->buf[d->pos++];
+	if (likely(d->pos < d->lim))
+		return d->buf[d->pos++];
+	return d->pos >= X86_MAX_INSN_LEN ? -EINVAL : -EAGAIN;
 }
 
 /* Read an n-byte little-endian value (n <= 8). */
@@ -561,7 +560,11 @@ static int decode_evex(struct dec *d, struct x86_insn_info *in)
 
 int x86_insn_decode(const u8 *buf, size_t avail, struct x86_insn_info *in)
 {
-	struct dec d = { .buf = buf, .avail = avail };
+	struct dec d = {
+		.buf = buf,
+		.avail = avail,
+		.lim = avail < X86_MAX_INSN_LEN ? avail : X86_MAX_INSN_LEN,
+	};
 	int b, next_b;
 
 	memset(in, 0, sizeof(*in));
