@@ -18,7 +18,7 @@ WARN     := -Wall -Wextra -Werror -Wno-unused-parameter
 CSTD     := -std=c11 -D_GNU_SOURCE
 OPT      ?= -O2 -g
 CFLAGS_UTAP := $(CSTD) $(WARN) $(OPT) -Itranslator -Iruntime
-LIBS_UTAP   := -ldw -lelf -llzma -lz
+LIBS_UTAP   := -ldw -lelf -llzma -lz -lpthread
 
 # Unit tests and fuzzers compile the runtime's pure core in user space.
 SAN          := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -66,8 +66,9 @@ UNIT_BINS := $(addprefix $(B)/unit/,$(UNIT_TESTS))
 FUZZ_BINS := $(addprefix $(B)/fuzz/,$(FUZZERS))
 
 # Debian packages: one idempotent step for build, demo and tests.
-DEB_PKGS := build-essential gcc make libelf-dev libdw-dev liblzma-dev zlib1g-dev \
-	linux-image-amd64 linux-headers-amd64 qemu-system-x86 \
+DEB_PKGS := build-essential gcc g++ make libelf-dev libdw-dev liblzma-dev zlib1g-dev \
+	linux-image-amd64 linux-headers-amd64 linux-headers-cloud-amd64 linux-headers-rt-amd64 \
+	qemu-system-x86 util-linux kmod \
 	clang libclang-rt-14-dev llvm libcapstone-dev qemu-user valgrind lcov gdb strace
 
 deps:
@@ -78,12 +79,22 @@ deps:
 		{ DEBIAN_FRONTEND=noninteractive apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; }; \
 	else echo "utap: all build and test dependencies are installed"; fi
 
-check-unit: $(UNIT_BINS) $(FUZZ_BINS)
-	@testsuite/run-unit $(UNIT_BINS) -- $(FUZZ_BINS)
+FUZZ_SECONDS ?= 10
+ONLY ?=
 
+# Everything: unit tests under sanitizers, short fuzz runs, guest tests in one boot.
 check: deps
 	@$(MAKE) --no-print-directory all $(UNIT_BINS) $(FUZZ_BINS) testsuite-progs
-	@testsuite/run --unit "$(UNIT_BINS)" --fuzz "$(FUZZ_BINS)"
+	@$(B)/testrunner --utap $(B)/utap --unit "$(UNIT_BINS)" --fuzz "$(FUZZ_BINS)" \
+		--fuzz-seconds $(FUZZ_SECONDS) --vm-dir testsuite/vm $(if $(ONLY),--only '$(ONLY)')
+
+# Only the guest tests (ONLY=glob selects some), or only the user-space ones.
+check-vm: all testsuite-progs
+	@$(B)/testrunner --utap $(B)/utap --vm-dir testsuite/vm $(if $(ONLY),--only '$(ONLY)')
+
+check-unit: all $(UNIT_BINS) $(FUZZ_BINS)
+	@$(B)/testrunner --utap $(B)/utap --unit "$(UNIT_BINS)" --fuzz "$(FUZZ_BINS)" \
+		--fuzz-seconds $(FUZZ_SECONDS)
 
 fuzz: $(FUZZ_BINS)
 

@@ -521,6 +521,7 @@ int main(int argc, char **argv)
 
 		return vm_check(&cfg, stdout) ? 1 : 0;
 	}
+	/* --vm builds for the guest's kernel (also with -p4: prepare a module for it) */
 	if (s->vm && !s->kernel) {
 		char krel[256];
 

@@ -14,9 +14,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
@@ -39,6 +42,9 @@ struct runner {
 	char *buf;
 	size_t bufsize;
 	long long received_prints;
+	pthread_t relay;
+	atomic_bool relay_done;
+	int exit_event;		/* eventfd: the relay saw an exit request */
 };
 
 struct ctl_status {
@@ -362,10 +368,53 @@ static void handle_signals(struct runner *r)
 	}
 }
 
+/*
+ * The relay thread drains the module's output while the main thread is busy
+ * in a start or stop request (begin and end probes run inside those), so
+ * their output is relayed as it is produced rather than only buffered.
+ */
+static void *relay_main(void *arg)
+{
+	struct runner *r = arg;
+	struct pollfd pfd = { .fd = r->data_fd, .events = POLLIN | POLLPRI };
+
+	while (!atomic_load(&r->relay_done)) {
+		if (poll(&pfd, 1, 100) < 0 && errno != EINTR)
+			break;
+		if (drain(r) < 0)
+			break;
+		if (pfd.revents & POLLPRI) {
+			uint64_t one = 1;
+
+			/* exit requested: tell the main thread once, then stop asking */
+			if (write(r->exit_event, &one, sizeof(one)) < 0)
+				(void)0;
+			pfd.events = POLLIN;
+		}
+	}
+	drain(r);
+	return NULL;
+}
+
+static int start_relay(struct runner *r)
+{
+	r->exit_event = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (r->exit_event < 0)
+		return -1;
+	return pthread_create(&r->relay, NULL, relay_main, r) ? -1 : 0;
+}
+
+static void stop_relay(struct runner *r)
+{
+	atomic_store(&r->relay_done, true);
+	pthread_join(r->relay, NULL);
+	close(r->exit_event);
+}
+
 static void main_loop(struct runner *r)
 {
 	struct pollfd pfd[2] = {
-		{ .fd = r->data_fd, .events = POLLIN | POLLPRI },
+		{ .fd = r->exit_event, .events = POLLIN },
 		{ .fd = r->sig_fd, .events = POLLIN },
 	};
 	struct ctl_status st;
@@ -377,13 +426,11 @@ static void main_loop(struct runner *r)
 			break;
 		if (pfd[1].revents & POLLIN)
 			handle_signals(r);
-		if (drain(r) < 0)
-			break;
-		/* exit() from a probe, or too many errors */
-		if ((pfd[0].revents & POLLPRI) || n == 0) {
-			if (read_status(r, &st) == 0 && (st.exit || st.state >= 3))
-				r->stop = true;
-		}
+		if (pfd[0].revents & POLLIN)
+			r->stop = true;
+		/* exit() from a probe, or too many errors, also show in the state */
+		if (n == 0 && read_status(r, &st) == 0 && (st.exit || st.state >= 3))
+			r->stop = true;
 	}
 }
 
@@ -493,16 +540,20 @@ int run_module(struct session *s, const char *ko_path)
 		goto out;
 	if (open_proc_files(&r))
 		goto unload;
+	if (start_relay(&r)) {
+		errorf("cannot start the output relay: %s", strerror(errno));
+		goto close_files;
+	}
 	start_rc = ctl_command(&r, UTAP_CTL_START);
-	drain(&r);
 	if (start_rc) {
+		stop_relay(&r);
 		errorf("starting the session failed: %s", strerror(-start_rc));
 		goto close_files;
 	}
 	release_child(&r, true);
 	main_loop(&r);
 	ctl_command(&r, UTAP_CTL_STOP);
-	drain(&r);
+	stop_relay(&r);
 	read_status(&r, &st);
 	rc = st.exit_status || st.errors ? 1 : 0;
 	report(&r, &st);

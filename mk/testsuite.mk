@@ -1,0 +1,25 @@
+# The test suite: its driver, the target programs guest tests trace.
+TESTRUNNER := $(B)/testrunner
+ALL_EXTRA += $(TESTRUNNER)
+
+$(TESTRUNNER): testsuite/runner.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) -O2 -g -o $@ $<
+
+# Target programs are built the way Debian builds packages: -O2 -g, no frame pointers.
+PROG_CFLAGS := -O2 -g -pthread
+PROGS_C   := $(wildcard testsuite/progs/*.c)
+PROGS_CXX := $(wildcard testsuite/progs/*.cc)
+PROGS := $(patsubst testsuite/progs/%.c,$(B)/progs/%,$(PROGS_C)) \
+	 $(patsubst testsuite/progs/%.cc,$(B)/progs/%,$(PROGS_CXX))
+
+$(B)/progs/%: testsuite/progs/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -o $@ $< -ldl
+
+$(B)/progs/%: testsuite/progs/%.cc
+	@mkdir -p $(dir $@)
+	$(CXX) $(PROG_CFLAGS) -o $@ $< -ldl
+
+.PHONY: testsuite-progs
+testsuite-progs: $(PROGS)

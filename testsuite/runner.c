@@ -1,0 +1,763 @@
+/*
+ * runner.c - the test suite driver behind `make check`.
+ *
+ *   build/testrunner --utap build/utap [--unit "BINS"] [--fuzz "BINS"]
+ *                    [--fuzz-seconds N] [--vm-dir testsuite/vm] [--only PATTERN]
+ *
+ * Unit test programs print "ok NAME" / "FAIL NAME: why" lines. Guest tests
+ * are .test files (format in testsuite/README.md): every test's module is
+ * built on the host, then ONE guest boot runs them all (a generated shell
+ * script), writing each test's stdout, stderr and status into a shared
+ * directory that is compared here. The last line is "N passed, M failed".
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <regex.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static int passed, failed;
+static const char *utap = "build/utap";
+static const char *srcdir;	/* absolute repository root */
+static const char *workdir;	/* absolute build/vmtests */
+static int verbose;
+
+/* ---- small helpers ---- */
+
+static char *xstrdup(const char *s)
+{
+	char *p = strdup(s ? s : "");
+
+	if (!p) {
+		perror("strdup");
+		exit(2);
+	}
+	return p;
+}
+
+static char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *p;
+
+	va_start(ap, fmt);
+	if (vasprintf(&p, fmt, ap) < 0)
+		exit(2);
+	va_end(ap);
+	return p;
+}
+
+static char *slurp(const char *path, size_t *lenp)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t len = 0, cap = 0, n;
+
+	if (!f)
+		return NULL;
+	do {
+		if (len + 65536 > cap) {
+			cap = cap ? cap * 2 : 65536;
+			buf = realloc(buf, cap + 1);
+		}
+		n = fread(buf + len, 1, cap - len, f);
+		len += n;
+	} while (n > 0);
+	fclose(f);
+	if (!buf)
+		buf = calloc(1, 1);
+	buf[len] = 0;
+	if (lenp)
+		*lenp = len;
+	return buf;
+}
+
+static int spit(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -1;
+	fputs(text, f);
+	return fclose(f);
+}
+
+static void result(bool ok, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ok) {
+		passed++;
+		printf("ok %s\n", name);
+	} else {
+		failed++;
+		printf("FAIL %s: ", name);
+		va_start(ap, fmt);
+		vprintf(fmt, ap);
+		va_end(ap);
+		putchar('\n');
+	}
+	fflush(stdout);
+}
+
+/* Runs a shell command, capturing its stdout (and stderr if merge) into *out. */
+static int run_capture(const char *cmd, char **out, bool merge)
+{
+	char *full = xasprintf("%s%s", cmd, merge ? " 2>&1" : "");
+	FILE *p = popen(full, "r");
+	size_t len = 0, cap = 0, n;
+	char *buf = NULL;
+	int st;
+
+	free(full);
+	if (!p)
+		return -1;
+	do {
+		if (len + 4096 > cap) {
+			cap = cap ? cap * 2 : 8192;
+			buf = realloc(buf, cap + 1);
+		}
+		n = fread(buf + len, 1, cap - len, p);
+		len += n;
+	} while (n > 0);
+	st = pclose(p);
+	if (!buf)
+		buf = calloc(1, 1);
+	buf[len] = 0;
+	*out = buf;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static char *shell_quote(const char *s)
+{
+	size_t n = strlen(s);
+	char *q = malloc(4 * n + 3), *p = q;
+
+	*p++ = '\'';
+	for (; *s; s++) {
+		if (*s == '\'') {
+			memcpy(p, "'\\''", 4);
+			p += 4;
+		} else {
+			*p++ = *s;
+		}
+	}
+	*p++ = '\'';
+	*p = 0;
+	return q;
+}
+
+/* ---- unit tests and fuzzers ---- */
+
+static void run_unit(const char *bin)
+{
+	char *out = NULL, *cmd = xasprintf("%s", bin);
+	int rc = run_capture(cmd, &out, false);
+	int oks = 0, fails = 0;
+	const char *name = strrchr(bin, '/') ? strrchr(bin, '/') + 1 : bin;
+
+	for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
+		if (!strncmp(line, "ok ", 3)) {
+			oks++;
+			passed++;
+			if (verbose)
+				printf("%s\n", line);
+		} else if (!strncmp(line, "FAIL ", 5)) {
+			fails++;
+			failed++;
+			printf("%s\n", line);
+		}
+	}
+	if (rc != 0 && fails == 0)
+		result(false, xasprintf("unit/%s", name), "exited with status %d after %d tests",
+		       rc, oks);
+	else if (!verbose)
+		printf("ok unit/%s (%d tests)\n", name, oks);
+	free(out);
+	free(cmd);
+}
+
+static void run_fuzzer(const char *bin, int seconds)
+{
+	const char *name = strrchr(bin, '/') ? strrchr(bin, '/') + 1 : bin;
+	char *corpus = xasprintf("%s/testsuite/fuzz/corpus/%s", srcdir, name);
+	struct stat st;
+	char *cmd, *out = NULL;
+	int rc;
+
+	cmd = xasprintf("%s -max_total_time=%d -rss_limit_mb=2048 -print_final_stats=0 %s",
+			bin, seconds, stat(corpus, &st) == 0 ? corpus : "");
+	/* the committed corpus is read, never written: new inputs stay in memory */
+	if (stat(corpus, &st) == 0) {
+		free(cmd);
+		cmd = xasprintf("d=$(mktemp -d) && cp -r %s/. $d/ && %s -max_total_time=%d "
+				"-rss_limit_mb=2048 $d; rc=$?; rm -rf $d; exit $rc", corpus, bin,
+				seconds);
+	}
+	rc = run_capture(cmd, &out, true);
+	if (rc != 0) {
+		char *crash = strstr(out, "ERROR:");
+
+		result(false, xasprintf("fuzz/%s", name), "fuzzer failed (status %d): %.300s", rc,
+		       crash ? crash : out);
+	} else {
+		result(true, xasprintf("fuzz/%s (%d s)", name, seconds), "");
+	}
+	free(out);
+	free(cmd);
+	free(corpus);
+}
+
+/* ---- guest test files ---- */
+
+struct test {
+	char *name;		/* path relative to the vm dir, without .test */
+	char *file;
+	char *args;		/* utap options (build and run) */
+	char *run_args;		/* extra options for pass 5 only */
+	int exit_code;
+	int last_pass;		/* 5 = run in the guest */
+	int timeout;
+	char *script;
+	char *stdout_exact, *stderr_exact;
+	char *stdout_re, *stderr_re;
+	char *guest_cmd;	/* replaces "utap --run" in the guest */
+	char *check;		/* shell run in the guest after the test */
+	char *host_check;	/* shell run on the host after the guest */
+	bool has_stdout, has_stderr;
+	char *dir;		/* work directory */
+	char *modname;
+	bool built;
+	bool skip;
+	char *skip_why;
+	struct test *next;
+};
+
+static char *section_append(char *old, const char *line)
+{
+	char *n = xasprintf("%s%s\n", old ? old : "", line);
+
+	free(old);
+	return n;
+}
+
+static char *expand_vars(const char *s, const struct test *t)
+{
+	/* $PROGS, $SRCDIR, $BUILD, $UTAP, $WORK in headers and scripts */
+	const char *vars[][2] = {
+		{ "$PROGS", xasprintf("%s/build/progs", srcdir) },
+		{ "$SRCDIR", srcdir },
+		{ "$BUILD", xasprintf("%s/build", srcdir) },
+		{ "$UTAP", xasprintf("%s/%s", srcdir, utap) },
+		{ "$WORK", t->dir ? t->dir : "" },
+	};
+	char *out = xstrdup(s);
+
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		char *p;
+
+		while ((p = strstr(out, vars[i][0]))) {
+			char *n = xasprintf("%.*s%s%s", (int)(p - out), out, vars[i][1],
+					    p + strlen(vars[i][0]));
+
+			free(out);
+			out = n;
+		}
+	}
+	return out;
+}
+
+static struct test *parse_test(const char *path, const char *name)
+{
+	char *text = slurp(path, NULL), *save = NULL;
+	struct test *t = calloc(1, sizeof(*t));
+	char **section = NULL;
+	bool *flag = NULL;
+
+	t->name = xstrdup(name);
+	t->file = xstrdup(path);
+	t->args = xstrdup("");
+	t->run_args = xstrdup("");
+	t->last_pass = 5;
+	t->timeout = 60;
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(line, "--- ", 4)) {
+			const char *s = line + 4;
+
+			flag = NULL;
+			if (!strcmp(s, "script"))
+				section = &t->script;
+			else if (!strcmp(s, "stdout"))
+				section = &t->stdout_exact, flag = &t->has_stdout;
+			else if (!strcmp(s, "stderr"))
+				section = &t->stderr_exact, flag = &t->has_stderr;
+			else if (!strcmp(s, "stdout-re"))
+				section = &t->stdout_re;
+			else if (!strcmp(s, "stderr-re"))
+				section = &t->stderr_re;
+			else if (!strcmp(s, "guest-cmd"))
+				section = &t->guest_cmd;
+			else if (!strcmp(s, "check"))
+				section = &t->check;
+			else if (!strcmp(s, "host-check"))
+				section = &t->host_check;
+			else {
+				fprintf(stderr, "%s: unknown section '%s'\n", path, s);
+				section = NULL;
+			}
+			if (flag)
+				*flag = true;
+			if (section && !*section)
+				*section = xstrdup("");
+			continue;
+		}
+		if (section) {
+			*section = section_append(*section, line);
+			continue;
+		}
+		if (line[0] == '#' || !line[0])
+			continue;
+		if (!strncmp(line, "args:", 5)) {
+			free(t->args);
+			t->args = xstrdup(line + 5);
+		} else if (!strncmp(line, "run-args:", 9)) {
+			free(t->run_args);
+			t->run_args = xstrdup(line + 9);
+		} else if (!strncmp(line, "exit:", 5)) {
+			t->exit_code = atoi(line + 5);
+		} else if (!strncmp(line, "pass:", 5)) {
+			t->last_pass = atoi(line + 5);
+		} else if (!strncmp(line, "timeout:", 8)) {
+			t->timeout = atoi(line + 8);
+		} else if (!strncmp(line, "skip-unless:", 12)) {
+			char *out = NULL;
+
+			if (run_capture(line + 12, &out, true) != 0) {
+				t->skip = true;
+				t->skip_why = xasprintf("skipped: '%s' failed", line + 12);
+			}
+			free(out);
+		} else {
+			fprintf(stderr, "%s: unknown header line '%s'\n", path, line);
+		}
+	}
+	/* strtok_r drops empty lines inside sections; keep the form exact by rereading */
+	free(text);
+	return t;
+}
+
+/* Re-reads sections keeping empty lines (strtok collapses them). */
+static void reread_sections(struct test *t)
+{
+	char *text = slurp(t->file, NULL), *p = text, *cur_name = NULL;
+	char **section = NULL;
+
+	while (p && *p) {
+		char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+		char *line = strndup(p, n);
+
+		if (!strncmp(line, "--- ", 4)) {
+			free(cur_name);
+			cur_name = xstrdup(line + 4);
+			section = !strcmp(cur_name, "script") ? &t->script :
+				  !strcmp(cur_name, "stdout") ? &t->stdout_exact :
+				  !strcmp(cur_name, "stderr") ? &t->stderr_exact :
+				  !strcmp(cur_name, "stdout-re") ? &t->stdout_re :
+				  !strcmp(cur_name, "stderr-re") ? &t->stderr_re :
+				  !strcmp(cur_name, "guest-cmd") ? &t->guest_cmd :
+				  !strcmp(cur_name, "check") ? &t->check :
+				  !strcmp(cur_name, "host-check") ? &t->host_check : NULL;
+			if (section) {
+				free(*section);
+				*section = xstrdup("");
+			}
+		} else if (section) {
+			*section = section_append(*section, line);
+		}
+		free(line);
+		p = nl ? nl + 1 : NULL;
+	}
+	free(cur_name);
+	free(text);
+}
+
+static void collect_tests(const char *dir, const char *rel, const char *only, struct test ***tail)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char **names = NULL;
+	int n = 0;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		names = realloc(names, sizeof(char *) * (n + 1));
+		names[n++] = xstrdup(de->d_name);
+	}
+	closedir(d);
+	qsort(names, n, sizeof(char *), (int (*)(const void *, const void *))strcmp);
+	for (int i = 0; i < n; i++) {
+		char *path = xasprintf("%s/%s", dir, names[i]);
+		char *r = rel[0] ? xasprintf("%s/%s", rel, names[i]) : xstrdup(names[i]);
+		struct stat st;
+		size_t len = strlen(names[i]);
+
+		if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+			collect_tests(path, r, only, tail);
+		} else if (len > 5 && !strcmp(names[i] + len - 5, ".test")) {
+			r[strlen(r) - 5] = 0;
+			if (!only || fnmatch(only, r, 0) == 0) {
+				struct test *t = parse_test(path, r);
+
+				reread_sections(t);
+				**tail = t;
+				*tail = &t->next;
+			}
+		}
+		free(path);
+	}
+}
+
+static char *mangle(const char *name)
+{
+	char *m = xasprintf("t_%s", name);
+
+	for (char *p = m; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')))
+			*p = '_';
+	if (strlen(m) > 50)
+		m[50] = 0;
+	return m;
+}
+
+/* Pass 1-4 on the host, in the test's own directory. */
+static void build_test(struct test *t, bool record)
+{
+	char *cmd, *out = NULL, *args = expand_vars(t->args, t);
+	int pass = t->last_pass < 5 ? t->last_pass : 4;
+	int rc;
+
+	mkdir(t->dir, 0755);
+	spit(xasprintf("%s/script.stp", t->dir), t->script ? t->script : "");
+	/* --vm: build for the guest's kernel */
+	cmd = xasprintf("cd %s && %s/%s --vm -p%d -m %s %s script.stp > host.stdout 2> host.stderr; "
+			"echo $? > host.rc", t->dir, srcdir, utap, pass, t->modname, args);
+	rc = run_capture(cmd, &out, true);
+	(void)rc;
+	(void)record;
+	free(out);
+	free(cmd);
+	free(args);
+}
+
+static bool regex_lines_match(const char *text, const char *patterns, char **why)
+{
+	const char *pos = text;
+	char *pats = xstrdup(patterns), *save = NULL;
+
+	/* each pattern line must match a line, in order */
+	for (char *pat = strtok_r(pats, "\n", &save); pat; pat = strtok_r(NULL, "\n", &save)) {
+		regex_t re;
+		bool found = false;
+
+		if (regcomp(&re, pat, REG_EXTENDED | REG_NOSUB)) {
+			*why = xasprintf("bad regex '%s'", pat);
+			free(pats);
+			return false;
+		}
+		while (*pos) {
+			const char *nl = strchr(pos, '\n');
+			char *line = strndup(pos, nl ? (size_t)(nl - pos) : strlen(pos));
+			bool m = regexec(&re, line, 0, NULL, 0) == 0;
+
+			free(line);
+			pos = nl ? nl + 1 : pos + strlen(pos);
+			if (m) {
+				found = true;
+				break;
+			}
+		}
+		regfree(&re);
+		if (!found) {
+			*why = xasprintf("no line matches /%s/", pat);
+			free(pats);
+			return false;
+		}
+	}
+	free(pats);
+	return true;
+}
+
+static char *first_difference(const char *got, const char *want)
+{
+	int line = 1;
+	const char *g = got, *w = want;
+
+	while (*g && *w && *g == *w) {
+		if (*g == '\n')
+			line++;
+		g++;
+		w++;
+	}
+	{
+		const char *ge = strchr(g, '\n'), *we = strchr(w, '\n');
+		const char *gl = g, *wl = w;
+
+		while (gl > got && gl[-1] != '\n')
+			gl--;
+		while (wl > want && wl[-1] != '\n')
+			wl--;
+		return xasprintf("line %d: got \"%.*s\", want \"%.*s\"", line,
+				 (int)((ge ? ge : g + strlen(g)) - gl), gl,
+				 (int)((we ? we : w + strlen(w)) - wl), wl);
+	}
+}
+
+static bool check_output(const char *what, const char *got, const char *exact, bool has_exact,
+			 const char *res, char **why)
+{
+	if (has_exact && strcmp(got, exact)) {
+		*why = xasprintf("%s differs: %s", what, first_difference(got, exact));
+		return false;
+	}
+	if (res && !regex_lines_match(got, res, why)) {
+		char *w = xasprintf("%s: %s; it was: %.400s", what, *why, got);
+
+		*why = w;
+		return false;
+	}
+	return true;
+}
+
+static void judge(struct test *t, const char *prefix)
+{
+	char *name = xasprintf("vm/%s", t->name);
+	char *out = slurp(xasprintf("%s/%s.stdout", t->dir, prefix), NULL);
+	char *err = slurp(xasprintf("%s/%s.stderr", t->dir, prefix), NULL);
+	char *rcs = slurp(xasprintf("%s/%s.rc", t->dir, prefix), NULL);
+	char *why = NULL;
+	int rc = rcs ? atoi(rcs) : -1;
+
+	if (!out || !err || !rcs) {
+		result(false, name, "no result: the test did not run (guest failed or timed out?)");
+		return;
+	}
+	if (rc != t->exit_code) {
+		result(false, name, "exit status %d, want %d; stderr: %.600s", rc, t->exit_code, err);
+		return;
+	}
+	if (!check_output("stdout", out, t->stdout_exact, t->has_stdout, t->stdout_re, &why) ||
+	    !check_output("stderr", err, t->stderr_exact, t->has_stderr, t->stderr_re, &why)) {
+		result(false, name, "%s", why);
+		return;
+	}
+	if (t->check) {
+		char *c = slurp(xasprintf("%s/check.out", t->dir), NULL);
+		char *crc = slurp(xasprintf("%s/check.rc", t->dir), NULL);
+
+		if (!crc || atoi(crc) != 0) {
+			result(false, name, "guest check failed: %.600s", c ? c : "(no output)");
+			return;
+		}
+	}
+	if (t->host_check) {
+		char *hout = NULL, *cmd = expand_vars(t->host_check, t);
+		char *full = xasprintf("cd %s && (%s)", t->dir, cmd);
+
+		if (run_capture(full, &hout, true) != 0) {
+			result(false, name, "host check failed: %.600s", hout);
+			return;
+		}
+	}
+	if (strstr(err, "AddressSanitizer")) {
+		result(false, name, "sanitizer report: %.600s", err);
+		return;
+	}
+	{
+		char *dmesg = slurp(xasprintf("%s/dmesg.txt", t->dir), NULL);
+
+		if (dmesg && (strstr(dmesg, "WARNING:") || strstr(dmesg, "BUG:") ||
+			      strstr(dmesg, "Oops") || strstr(dmesg, "Call Trace"))) {
+			result(false, name, "kernel log shows a problem: %.800s", dmesg);
+			return;
+		}
+	}
+	result(true, name, "");
+}
+
+static void write_guest_script(struct test *list, const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	fprintf(f, "#!/bin/sh\n# generated by testrunner: every guest test in one boot\n");
+	fprintf(f, "dmesg -c > /dev/null 2>&1\n");
+	for (struct test *t = list; t; t = t->next) {
+		char *run_args = expand_vars(t->run_args, t);
+		char *args = expand_vars(t->args, t);
+		char *cmd;
+
+		if (!t->built || t->last_pass < 5)
+			continue;
+		fprintf(f, "\n# %s\ncd %s || exit 1\n", t->name, t->dir);
+		fprintf(f, "export MOD=%s/%s.ko MODNAME=%s UTAP=%s/%s PROGS=%s/build/progs WORK=%s\n",
+			t->dir, t->modname, t->modname, srcdir, utap, srcdir, t->dir);
+		fprintf(f, "echo \"utap-test: %s\" > /dev/kmsg 2>/dev/null\n", t->name);
+		if (t->guest_cmd) {
+			char *g = expand_vars(t->guest_cmd, t);
+
+			cmd = xasprintf("timeout -s KILL %d sh -c %s", t->timeout, shell_quote(g));
+		} else {
+			/* pass 5 takes the run options of the original command line */
+			cmd = xasprintf("timeout -s KILL %d $UTAP --run $MOD %s %s", t->timeout,
+					args, run_args);
+		}
+		fprintf(f, "%s > guest.stdout 2> guest.stderr < /dev/null; echo $? > guest.rc\n",
+			cmd);
+		if (t->check)
+			fprintf(f, "(%s) > check.out 2>&1; echo $? > check.rc\n", t->check);
+		fprintf(f, "grep -q \"^$MODNAME \" /proc/modules && echo \"module $MODNAME still "
+			"loaded\" >> guest.stderr && rmmod $MODNAME\n");
+		fprintf(f, "dmesg -c > dmesg.txt 2>&1\n");
+	}
+	fclose(f);
+	chmod(path, 0755);
+}
+
+static void run_vm_tests(const char *vmdir, const char *only, int jobs)
+{
+	struct test *list = NULL, **tail = &list;
+	int n = 0, running = 0, nguest = 0;
+	char *guest = xasprintf("%s/guest.sh", workdir);
+	char *cmd;
+	time_t t0;
+
+	collect_tests(vmdir, "", only, &tail);
+	mkdir(workdir, 0755);
+	for (struct test *t = list; t; t = t->next) {
+		t->modname = mangle(t->name);
+		t->dir = xasprintf("%s/%s", workdir, t->modname);
+		n++;
+	}
+	/* build every module, `jobs` at a time */
+	t0 = time(NULL);
+	for (struct test *t = list; t; t = t->next) {
+		if (t->skip)
+			continue;
+		if (running == jobs) {
+			wait(NULL);
+			running--;
+		}
+		if (fork() == 0) {
+			build_test(t, true);
+			_exit(0);
+		}
+		running++;
+	}
+	while (running-- > 0)
+		wait(NULL);
+	if (verbose)
+		printf("# built %d test modules in %ld s\n", n, (long)(time(NULL) - t0));
+	for (struct test *t = list; t; t = t->next) {
+		char *rcs = slurp(xasprintf("%s/host.rc", t->dir), NULL);
+		int rc = rcs ? atoi(rcs) : -1;
+
+		if (t->skip) {
+			printf("skip vm/%s: %s\n", t->name, t->skip_why);
+			continue;
+		}
+		if (t->last_pass < 5) {
+			judge(t, "host");
+			continue;
+		}
+		if (rc != 0) {
+			char *err = slurp(xasprintf("%s/host.stderr", t->dir), NULL);
+
+			result(false, xasprintf("vm/%s", t->name), "pass 1-4 failed (%d): %.800s", rc,
+			       err ? err : "");
+			continue;
+		}
+		t->built = true;
+		nguest++;
+	}
+	if (!nguest)
+		return;
+	write_guest_script(list, guest);
+	t0 = time(NULL);
+	cmd = xasprintf("%s/%s --vm-exec --vm-timeout %d --vm-share %s -- /bin/sh %s",
+			srcdir, utap, 60 + 120 * nguest, workdir, guest);
+	{
+		char *out = NULL;
+		int rc = run_capture(cmd, &out, true);
+
+		if (rc != 0)
+			printf("# guest run ended with status %d: %.2000s\n", rc, out);
+		else if (verbose)
+			printf("%s", out);
+	}
+	if (verbose)
+		printf("# ran %d guest tests in one boot in %ld s\n", nguest, (long)(time(NULL) - t0));
+	for (struct test *t = list; t; t = t->next)
+		if (t->built)
+			judge(t, "guest");
+}
+
+int main(int argc, char **argv)
+{
+	const char *unit = NULL, *fuzz = NULL, *vmdir = NULL, *only = NULL;
+	int fuzz_seconds = 10;
+	char cwd[4096];
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--utap") && i + 1 < argc)
+			utap = argv[++i];
+		else if (!strcmp(argv[i], "--unit") && i + 1 < argc)
+			unit = argv[++i];
+		else if (!strcmp(argv[i], "--fuzz") && i + 1 < argc)
+			fuzz = argv[++i];
+		else if (!strcmp(argv[i], "--fuzz-seconds") && i + 1 < argc)
+			fuzz_seconds = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--vm-dir") && i + 1 < argc)
+			vmdir = argv[++i];
+		else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+			only = argv[++i];
+		else if (!strcmp(argv[i], "-v"))
+			verbose = 1;
+		else {
+			fprintf(stderr, "usage: testrunner --utap PATH [--unit BINS] [--fuzz BINS] "
+				"[--fuzz-seconds N] [--vm-dir DIR] [--only GLOB] [-v]\n");
+			return 2;
+		}
+	}
+	if (!getcwd(cwd, sizeof(cwd)))
+		return 2;
+	srcdir = xstrdup(cwd);
+	workdir = xasprintf("%s/build/vmtests", srcdir);
+	if (unit) {
+		char *u = xstrdup(unit);
+
+		for (char *b = strtok(u, " "); b; b = strtok(NULL, " "))
+			run_unit(b);
+	}
+	if (fuzz && fuzz_seconds > 0) {
+		char *fz = xstrdup(fuzz);
+
+		for (char *b = strtok(fz, " "); b; b = strtok(NULL, " "))
+			run_fuzzer(b, fuzz_seconds);
+	}
+	if (vmdir)
+		run_vm_tests(vmdir, only, 2);
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
