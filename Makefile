@@ -98,6 +98,12 @@ check-unit: all $(UNIT_BINS) $(FUZZ_BINS)
 
 fuzz: $(FUZZ_BINS)
 
+# A real script, in a throwaway guest.
+demo: deps
+	@$(MAKE) --no-print-directory all testsuite-progs
+	$(B)/utap --vm examples/hello.stp -c 'ls /'
+
+
 clean:
 	rm -rf $(B)
 

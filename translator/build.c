@@ -219,12 +219,125 @@ static void show_build_errors(const char *log)
 	}
 }
 
+/*
+ * Every kbuild run spends about a second re-probing compiler options before
+ * it compiles anything. After one full kbuild run for a kernel, its exact
+ * commands (compile with objtool, modpost, the .mod.c compile, the link) are
+ * kept as a recipe, with the build directory and module name as
+ * placeholders; later builds run the recipe directly and fall back to
+ * kbuild if it fails.
+ */
+static const char *const recipe_steps[] = { "%s.o", "Module.symvers", "%s.mod.o", "%s.ko" };
+
+static const char *recipe_path(struct session *s)
+{
+	uint64_t h = hash_bytes(s->kbuild, strlen(s->kbuild), 0);
+	struct stat st;
+
+	h = hash_bytes(s->datadir, strlen(s->datadir), h);
+	if (stat(arena_printf("%s/include/generated/autoconf.h", s->kbuild), &st) == 0) {
+		h = hash_bytes(&st.st_mtime, sizeof(st.st_mtime), h);
+		h = hash_bytes(&st.st_size, sizeof(st.st_size), h);
+	}
+	return arena_printf("%s/%s-%016llx.sh", cache_dir("recipe"), s->krel,
+			    (unsigned long long)h);
+}
+
+/* Replaces every occurrence of from by to. */
+static char *replace_all(const char *text, const char *from, const char *to)
+{
+	struct strbuf sb = { 0 };
+	size_t n = strlen(from);
+	const char *p;
+	char *r;
+
+	while ((p = strstr(text, from))) {
+		sb_putn(&sb, text, (size_t)(p - text));
+		sb_puts(&sb, to);
+		text = p + n;
+	}
+	sb_puts(&sb, text);
+	r = arena_strdup(sb.buf);
+	sb_free(&sb);
+	return r;
+}
+
+static void save_recipe(struct session *s)
+{
+	struct strbuf sb = { 0 };
+	const char *out = recipe_path(s);
+	const char *tmp = arena_printf("%s.%d.tmp", out, (int)getpid());
+
+	for (size_t i = 0; i < ARRAY_LEN(recipe_steps); i++) {
+		const char *target = arena_printf(recipe_steps[i], s->modname);
+		char *text = read_file(arena_printf("%s/.%s.cmd", s->tmpdir, target), NULL);
+		char *cmd, *nl;
+
+		if (!text || !(cmd = strstr(text, " := "))) {
+			sb_free(&sb);
+			return;
+		}
+		cmd += 4;
+		nl = strchr(cmd, '\n');
+		if (nl)
+			*nl = 0;
+		/* make's $$ is the shell's $ */
+		cmd = replace_all(cmd, "$$", "$");
+		cmd = replace_all(cmd, s->tmpdir, "@DIR@");
+		cmd = replace_all(cmd, s->modname, "@MOD@");
+		sb_printf(&sb, "%s\n", cmd);
+	}
+	if (write_file(tmp, sb.buf, sb.len) == 0)
+		rename(tmp, out);
+	sb_free(&sb);
+}
+
+static int run_recipe(struct session *s, const char *log)
+{
+	char *recipe = read_file(recipe_path(s), NULL);
+	struct strbuf sh = { 0 };
+	char *argv[4];
+	int rc;
+
+	if (!recipe)
+		return -1;
+	recipe = replace_all(recipe, "@DIR@", s->tmpdir);
+	recipe = replace_all(recipe, "@MOD@", s->modname);
+	{
+		const char *order = arena_printf("%s/%s.ko\n", s->tmpdir, s->modname);
+		const char *mod = arena_printf("%s/%s.o\n", s->tmpdir, s->modname);
+
+		write_file(arena_printf("%s/modules.order", s->tmpdir), order, strlen(order));
+		write_file(arena_printf("%s/%s.mod", s->tmpdir, s->modname), mod, strlen(mod));
+	}
+	sb_printf(&sh, "cd '%s' && set -e\n%s", s->kbuild, recipe);
+	argv[0] = "/bin/sh";
+	argv[1] = "-c";
+	argv[2] = sh.buf;
+	argv[3] = NULL;
+	rc = run_command(argv, log, true);
+	sb_free(&sh);
+	return rc;
+}
+
+static int run_kbuild(struct session *s, const char *log)
+{
+	char *argv[6];
+
+	argv[0] = "make";
+	argv[1] = "-C";
+	argv[2] = (char *)s->kbuild;
+	argv[3] = arena_printf("M=%s", s->tmpdir);
+	argv[4] = "modules";
+	argv[5] = NULL;
+	return run_command(argv, log, true);
+}
+
 int compile_module(struct session *s)
 {
 	const char *ac = autoconf_header(s);
 	struct strbuf kb = { 0 };
 	const char *log = arena_printf("%s/build.log", s->tmpdir);
-	char *argv[8];
 	int rc;
 
 	if (!ac) {
@@ -248,14 +361,10 @@ int compile_module(struct session *s)
 		  "-Wno-unused-variable -Wno-unused-function\n");
 	write_file(arena_printf("%s/Kbuild", s->tmpdir), kb.buf, kb.len);
 	sb_free(&kb);
-	argv[0] = "make";
-	argv[1] = "-C";
-	argv[2] = (char *)s->kbuild;
-	argv[3] = arena_printf("M=%s", s->tmpdir);
-	argv[4] = "modules";
-	argv[5] = NULL;
-	rc = run_command(argv, log, true);
 	s->ko_path = arena_printf("%s/%s.ko", s->tmpdir, s->modname);
+	if (run_recipe(s, log) == 0 && is_file(s->ko_path))
+		return 0;
+	rc = run_kbuild(s, log);
 	if (rc != 0 || !is_file(s->ko_path)) {
 		show_build_errors(log);
 		errorf("pass 4: compiling the module failed%s", s->keep_tmp ?
@@ -263,5 +372,6 @@ int compile_module(struct session *s)
 		       " (rerun with -k to keep the generated C and the build log)");
 		return -1;
 	}
+	save_recipe(s);
 	return 0;
 }
