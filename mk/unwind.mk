@@ -8,20 +8,23 @@
 UW_RT_SRCS    := runtime/unwind/uwtab.c runtime/unwind/uwstep.c
 UW_BUILD_SRCS := translator/elf/uwbuild.c translator/elf/uwcfi.c translator/elf/uwclass.c
 
-UTAP_SRCS += $(UW_BUILD_SRCS) runtime/unwind/uwtab.c
+# the builder finds separate debuginfo through translator/elf/debuginfo.c
+# (mk/sym.mk links it into utap; add it only if nobody did)
+UW_DEP_SRCS   := translator/elf/debuginfo.c
+UTAP_SRCS += $(UW_BUILD_SRCS) runtime/unwind/uwtab.c $(filter-out $(UTAP_SRCS),$(UW_DEP_SRCS))
 ALL_EXTRA += $(B)/uwdump
 
-$(B)/uwdump: translator/elf/uwdump.c $(UW_BUILD_SRCS) $(UW_RT_SRCS) \
+$(B)/uwdump: translator/elf/uwdump.c $(UW_BUILD_SRCS) $(UW_DEP_SRCS) $(UW_RT_SRCS) \
 		$(wildcard translator/elf/uw*.h runtime/unwind/uw*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_UTAP) -o $@ translator/elf/uwdump.c $(UW_BUILD_SRCS) $(UW_RT_SRCS) $(LIBS_UTAP)
+	$(CC) $(CFLAGS_UTAP) -o $@ translator/elf/uwdump.c $(UW_BUILD_SRCS) $(UW_DEP_SRCS) $(UW_RT_SRCS) $(LIBS_UTAP)
 
 # Capture targets, built like Debian builds C: -O2 -g, no frame pointers.
 UWP     := $(B)/uwprogs
 UWP_DIR := testsuite/unit/uwprogs
 UWP_CAP := $(UWP)/uwcap.o $(UWP)/uwcap_asm.o
 UWPROGS := $(UWP)/uwp_c $(UWP)/uwp_c_fp $(UWP)/uwp_c_nopie $(UWP)/uwp_c_stripped \
-	   $(UWP)/uwp_cxx $(UWP)/uwp_dfonly $(UWP)/uwp_c_noplt
+	   $(UWP)/uwp_cxx $(UWP)/uwp_dfonly $(UWP)/uwp_c_noplt $(UWP)/uwp_dfsplit
 UWP_CFLAGS := -O2 -g
 
 $(UWP)/uwcap.o: $(UWP_DIR)/uwcap.c $(UWP_DIR)/uwcap.h
@@ -57,15 +60,40 @@ $(UWP)/uwp_dfonly: $(UWP_DIR)/uwp_c.c $(UWP_CAP)
 	objcopy --remove-section=.eh_frame --remove-section=.eh_frame_hdr $@.tmp $@ 2>/dev/null
 	rm -f $@.tmp
 
-UW_TEST_SRCS := $(UW_BUILD_SRCS) $(UW_RT_SRCS)
+# the same with its .debug_frame moved to a separate debuginfo file
+$(UWP)/uwp_dfsplit: $(UWP)/uwp_dfonly
+	objcopy --only-keep-debug $< $@.debug
+	objcopy --strip-debug $< $@
+
+UW_TEST_SRCS := $(UW_BUILD_SRCS) $(UW_DEP_SRCS) $(UW_RT_SRCS)
+UW_LIBS      := -ldw -lelf -llzma -lz
 
 UNIT_TESTS += test_uwtab test_uwstep test_uwbuild test_uwcapture
 test_uwtab_SRCS     := testsuite/unit/test_uwtab.c $(UW_TEST_SRCS)
-test_uwtab_LIBS     := -ldw -lelf
+test_uwtab_LIBS     := $(UW_LIBS)
 test_uwstep_SRCS    := testsuite/unit/test_uwstep.c $(UW_RT_SRCS)
 test_uwbuild_SRCS   := testsuite/unit/test_uwbuild.c $(UWP_DIR)/uwsnap.c $(UW_TEST_SRCS)
-test_uwbuild_LIBS   := -ldw -lelf
+test_uwbuild_LIBS   := $(UW_LIBS)
 test_uwcapture_SRCS := testsuite/unit/test_uwcapture.c $(UWP_DIR)/uwsnap.c $(UW_TEST_SRCS)
-test_uwcapture_LIBS := -ldw -lelf
+test_uwcapture_LIBS := $(UW_LIBS)
 
 $(B)/unit/test_uwbuild $(B)/unit/test_uwcapture: $(UWPROGS) $(wildcard $(UWP_DIR)/*.h)
+
+FUZZERS += fuzz_uwbuild fuzz_uwtab fuzz_uwwalk
+fuzz_uwbuild_SRCS := testsuite/fuzz/fuzz_uwbuild.c $(UW_BUILD_SRCS) $(UW_DEP_SRCS) runtime/unwind/uwtab.c
+fuzz_uwbuild_LIBS := $(UW_LIBS)
+fuzz_uwtab_SRCS   := testsuite/fuzz/fuzz_uwtab.c runtime/unwind/uwtab.c
+fuzz_uwwalk_SRCS  := testsuite/fuzz/fuzz_uwwalk.c $(UW_RT_SRCS)
+fuzz_uwwalk_CFLAGS := -Itestsuite/unit
+
+# make bench-unwind: table build cost and size, ns/frame of the runtime walk
+.PHONY: bench-unwind
+bench: bench-unwind
+bench-unwind: $(B)/bench/uwbench $(UWPROGS)
+	$(B)/bench/uwbench
+
+$(B)/bench/uwbench: bench/unwind/uwbench.c $(UWP_DIR)/uwsnap.c $(UW_BUILD_SRCS) $(UW_DEP_SRCS) $(UW_RT_SRCS) \
+		$(wildcard translator/elf/uw*.h runtime/unwind/uw*.h $(UWP_DIR)/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_UTAP) -Itestsuite/unit -o $@ bench/unwind/uwbench.c $(UWP_DIR)/uwsnap.c \
+		$(UW_BUILD_SRCS) $(UW_DEP_SRCS) $(UW_RT_SRCS) $(LIBS_UTAP)

@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include <gelf.h>
 #include <elfutils/libdwelf.h>
+#include "elf/debuginfo.h"
 #include "elf/uwbuild_int.h"
 #include "unwind/uwtab.h"
 
@@ -583,8 +584,8 @@ int uw_build_elf(Elf *elf, Elf *debug, const struct uw_build_opts *opts,
 	for (i = 1; i < 3; i++)
 		if (src[i].out.covered > best->out.covered)
 			best = &src[i];
-	if (!best->out.n)
-		best->name = "none";
+	if (!best->rows.cfi_rows)
+		best->name = "none";	/* at most synthesized PLT rows */
 	ret = emit_blob(&best->out, shift,
 			best->flags | (best->out.plt_synth ? UWT_F_SYNTH_PLT : 0),
 			elf, out, err, n);
@@ -602,69 +603,32 @@ done:
 	return ret;
 }
 
-/*
- * Separate debuginfo by build-id under /usr/lib/debug/.build-id.
- * (translator/elf/debuginfo.h will offer the full search; this small
- * version keeps the builder independent until it lands.)
- */
-static Elf *open_separate(Elf *elf, int *fd)
-{
-	char path[PATH_MAX];
-	const uint8_t *id;
-	ssize_t len = dwelf_elf_gnu_build_id(elf, (const void **)&id);
-	int pos, i;
-	Elf *dbg;
-
-	*fd = -1;
-	if (len < 2)
-		return NULL;
-	pos = snprintf(path, sizeof(path), "/usr/lib/debug/.build-id/%02x/", id[0]);
-	for (i = 1; i < len && pos < (int)sizeof(path) - 8; i++)
-		pos += snprintf(path + pos, sizeof(path) - pos, "%02x", id[i]);
-	snprintf(path + pos, sizeof(path) - pos, ".debug");
-	*fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (*fd < 0)
-		return NULL;
-	dbg = elf_begin(*fd, ELF_C_READ, NULL);
-	if (!dbg) {
-		close(*fd);
-		*fd = -1;
-	}
-	return dbg;
-}
-
 int uw_build_file(const char *path, const struct uw_build_opts *opts,
 		  struct uw_blob *out, struct uw_build_stats *st,
 		  char *err, size_t n)
 {
-	Elf *elf, *dbg = NULL;
-	int fd, dfd = -1, ret;
+	struct utap_elf file, sep = { .fd = -1 };
+	int ret;
 
 	memset(out, 0, sizeof(*out));
-	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return fail(err, n, "%s: %s", path, strerror(errno));
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!elf) {
-		close(fd);
-		return fail(err, n, "%s: %s", path, elf_errmsg(-1));
-	}
-	if (!(opts && opts->no_separate))
-		dbg = open_separate(elf, &dfd);
-	ret = uw_build_elf(elf, dbg, opts, out, st, err, n);
+	ret = utap_elf_open(&file, path);
+	if (ret)
+		return fail(err, n, "%s: %s", path, ret == -EINVAL ?
+			    "not an ELF file" : strerror(-ret));
+	if (!(opts && opts->no_separate) &&
+	    utap_elf_open_separate(path, file.elf, opts ? opts->debug_root : NULL,
+				   &sep))
+		memset(&sep, 0, sizeof(sep));
+	ret = uw_build_elf(file.elf, sep.elf, opts, out, st, err, n);
 	if (ret && err && n) {
 		char msg[256];
 
 		snprintf(msg, sizeof(msg), "%s", err);
 		snprintf(err, n, "%s: %s", path, msg);
 	}
-	if (dbg)
-		elf_end(dbg);
-	if (dfd >= 0)
-		close(dfd);
-	elf_end(elf);
-	close(fd);
+	if (sep.elf)
+		utap_elf_close(&sep);
+	utap_elf_close(&file);
 	return ret;
 }
 

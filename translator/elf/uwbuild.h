@@ -41,6 +41,7 @@ struct uw_build_stats {
 struct uw_build_opts {
 	unsigned int block_shift;	/* 0: default (UWB_DEFAULT_BLOCK_SHIFT) */
 	int no_separate;		/* do not look for separate debuginfo */
+	const char *debug_root;		/* NULL: /usr/lib/debug */
 };
 
 #define UWB_DEFAULT_BLOCK_SHIFT 8
