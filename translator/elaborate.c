@@ -21,6 +21,7 @@ struct scope {
 	const struct source *src;	/* for private symbols */
 	bool in_loop;
 	bool in_probe;
+	struct derived_probe *probe;	/* the probe whose body this is */
 };
 
 static struct derived_probe **derived_tail;
@@ -426,6 +427,54 @@ static void resolve_loop(struct session *s, struct scope *sc, struct node *n)
 	sc->in_loop = was_loop;
 }
 
+static bool is_target(const struct node *n)
+{
+	return n->kind == N_TARGET || n->kind == N_CAST || n->kind == N_ENTRY;
+}
+
+/* $vars belong to the probe's family: its provider checks and types them. */
+static void resolve_target(struct session *s, struct scope *sc, struct node *n)
+{
+	const struct provider *prov = sc->probe ? sc->probe->prov : NULL;
+
+	if (!sc->probe) {
+		error_at(n->loc, "target variable '%s' is only available in a probe handler, not "
+			 "in a function", n->name ? n->name : "@cast");
+		return;
+	}
+	if (!prov->target_var) {
+		error_at(n->loc, "target variable '%s' is not available in probe '%s'",
+			 n->name ? n->name : "@cast", sc->probe->pp);
+		return;
+	}
+	/* index expressions and @cast/@entry operands are ordinary script expressions */
+	for (struct node *a = n->args; a; a = a->next)
+		if (!(a->kind == N_STR && a->op && !strcmp(a->op, "->")))
+			resolve_node(s, sc, a);
+	resolve_node(s, sc, n->lhs);
+	prov->target_var(s, sc->probe, n, false);
+}
+
+static bool has_target_vars(const struct node *n)
+{
+	if (!n)
+		return false;
+	if (is_target(n))
+		return true;
+	if (has_target_vars(n->lhs) || has_target_vars(n->rhs) || has_target_vars(n->cond) ||
+	    has_target_vars(n->then) || has_target_vars(n->els) || has_target_vars(n->init) ||
+	    has_target_vars(n->inc) || has_target_vars(n->catch_body) ||
+	    has_target_vars(n->fe_limit))
+		return true;
+	for (const struct node *c = n->body; c; c = c->next)
+		if (has_target_vars(c))
+			return true;
+	for (const struct node *c = n->args; c; c = c->next)
+		if (has_target_vars(c))
+			return true;
+	return false;
+}
+
 static void resolve_node(struct session *s, struct scope *sc, struct node *n)
 {
 	if (!n)
@@ -502,14 +551,17 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n)
 	case N_TARGET:
 	case N_CAST:
 	case N_ENTRY:
-		error_at(n->loc, "target variable '%s' is not available here: utap does not read "
-			 "DWARF variables in this probe yet", n->name ? n->name : "@cast");
+		resolve_target(s, sc, n);
 		return;
 	case N_DEFINED:
-		/* @defined(x) is decided here: only target variables can be undefined */
-		n->num = n->lhs->kind != N_TARGET && n->lhs->kind != N_CAST;
-		if (n->num)
+		/* @defined(x): only target variables can be undefined */
+		if (is_target(n->lhs)) {
+			n->num = sc->probe && sc->probe->prov->target_var &&
+				 sc->probe->prov->target_var(s, sc->probe, clone_node(n->lhs), true) == 0;
+		} else {
+			n->num = 1;
 			resolve_node(s, sc, n->lhs);
+		}
 		n->kind = N_NUM;
 		n->type = TY_LONG;
 		return;
@@ -800,9 +852,18 @@ static struct derived_probe *resolve_probe_bodies(struct session *s, struct deri
 	struct derived_probe *last = from;
 
 	for (struct derived_probe *d = from; d; d = d->next) {
-		struct scope sc = { .in_probe = true, .src = d->probe->src };
+		struct scope sc = { .in_probe = true, .src = d->probe->src, .probe = d };
 		struct derived_probe *same = NULL;
 
+		/* target variables differ per probe point: such bodies are not shared */
+		if (has_target_vars(d->body) || has_target_vars(d->cond)) {
+			for (struct derived_probe *e = s->derived; e != d; e = e->next)
+				if (e->body == d->body)
+					d->body = clone_node(d->body);
+			for (struct derived_probe *e = s->derived; e != d; e = e->next)
+				if (e->cond == d->cond && d->cond)
+					d->cond = clone_node(d->cond);
+		}
 		for (struct derived_probe *e = s->derived; e != d; e = e->next)
 			if (e->body == d->body && e->cond == d->cond) {
 				same = e;
@@ -891,7 +952,8 @@ int elaborate(struct session *s)
 	if (diag_errors)
 		return -1;
 	if (!s->derived) {
-		errorf("no probes found in the script");
+		if (!s->list_pattern)
+			errorf("no probes found in the script");
 		return -1;
 	}
 	/* resolving may pull in tapset files whose own probes then join the script */

@@ -15,6 +15,7 @@
 
 static struct val emit_expr(struct emitter *em, struct node *n);
 static void emit_stmt(struct emitter *em, struct node *n);
+static void fail(struct emitter *em, const char *msg, const struct node *n);
 
 void emit_line(struct emitter *em, const char *fmt, ...)
 {
@@ -115,6 +116,29 @@ static const char *num_literal(int64_t v)
 	if (v == INT64_MIN)
 		return "(-9223372036854775807LL - 1)";
 	return arena_printf("%" PRId64 "LL", v);
+}
+
+void emit_include(struct emitter *em, const char *path)
+{
+	const char *line = arena_printf("#include \"%s\"\n", path);
+
+	if (!em->includes.buf || !strstr(em->includes.buf, line))
+		sb_puts(&em->includes, line);
+}
+
+const char *emit_new_long(struct emitter *em)
+{
+	return new_long(em);
+}
+
+const char *emit_new_str(struct emitter *em)
+{
+	return new_str(em);
+}
+
+void emit_fail(struct emitter *em, const char *msg, const struct node *n)
+{
+	fail(em, msg, n);
 }
 
 static void check_error(struct emitter *em)
@@ -534,6 +558,10 @@ static struct val emit_expr(struct emitter *em, struct node *n)
 		return emit_print(em, n);
 	case N_CALL:
 		return emit_call(em, n);
+	case N_TARGET:
+	case N_CAST:
+	case N_ENTRY:
+		return em->probe->prov->emit_target_var(em, em->probe, n);
 	default:
 		error_at(n->loc, "this construct is not supported by the code generator yet");
 		return long_val("0");
@@ -817,6 +845,7 @@ static void emit_handler(struct emitter *em, struct derived_probe *d)
 	struct strbuf body = { 0 };
 
 	begin_function(em, &body);
+	em->probe = d;
 	emit_locals_init(em, d->locals);
 	if (d->cond) {
 		struct val cond = emit_expr(em, d->cond);
@@ -915,7 +944,9 @@ static void assemble(struct emitter *em, struct strbuf *out)
 		else
 			sb_printf(out, "#define %s 1\n", d);
 	}
-	sb_printf(out, "#include \"core/runtime.h\"\n\n");
+	sb_printf(out, "#include \"core/runtime.h\"\n");
+	sb_putn(out, em->includes.buf ? em->includes.buf : "", em->includes.len);
+	sb_putc(out, '\n');
 	for (struct embed *e = s->embeds; e; e = e->next)
 		sb_printf(out, "%s\n", e->code);
 	sb_putn(out, em->top.buf ? em->top.buf : "", em->top.len);

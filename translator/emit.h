@@ -26,9 +26,11 @@ struct emitter {
 	const char *err_label;	/* where a failing statement goes */
 	const char *brk, *cont;	/* loop labels */
 	struct function *fn;	/* NULL in a probe handler */
+	struct derived_probe *probe;	/* the handler being written */
 
 	/* file sections */
-	struct strbuf top;	/* includes, formats, globals */
+	struct strbuf includes;	/* runtime parts providers need, after runtime.h */
+	struct strbuf top;	/* formats, globals */
 	struct strbuf frames;	/* frame struct definitions */
 	struct strbuf protos;	/* function prototypes */
 	struct strbuf funcs;	/* function and handler bodies */
@@ -45,6 +47,13 @@ struct emitter {
 };
 
 void emit_line(struct emitter *em, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* #include "path" once, after runtime.h (path relative to runtime/) */
+void emit_include(struct emitter *em, const char *path);
+/* temporaries for provider code that emits statements */
+const char *emit_new_long(struct emitter *em);
+const char *emit_new_str(struct emitter *em);
+/* jump to the current error label with msg, blaming node n */
+void emit_fail(struct emitter *em, const char *msg, const struct node *n);
 const char *c_string_literal(const char *s, size_t len);
 const char *c_near(const struct node *n);
 

@@ -46,6 +46,8 @@ static void usage(FILE *out)
 		"  -D NAME=VAL   define a C macro for the module (e.g. MAXACTION=10000)\n"
 		"  -I DIR        look for tapsets in DIR too\n"
 		"  -s MB         transport buffer size per CPU, in megabytes (default 4)\n"
+		"  -l PATTERN    list the probe points PATTERN matches\n"
+		"  -L PATTERN    the same, with their target variables\n"
 		"  --vm          run pass 5 in a throwaway QEMU guest (no module is loaded\n"
 		"                on this machine)\n"
 		"  --vm-mem MB, --vm-cpus N, --vm-timeout SEC, --vm-accel auto|tcg|kvm\n"
@@ -157,7 +159,8 @@ static void parse_options(struct session *s, int argc, char **argv)
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "hVvp:e:o:m:r:kgwc:x:D:I:s:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hVvp:e:o:m:r:kgwc:x:D:I:s:l:L:", longopts, NULL)) !=
+	       -1) {
 		switch (c) {
 		case 'h':
 			usage(stdout);
@@ -215,6 +218,11 @@ static void parse_options(struct session *s, int argc, char **argv)
 		case 's':
 			s->buffer_mb = parse_number("-s", optarg, 1, 4095);
 			break;
+		case 'l':
+		case 'L':
+			s->list_pattern = optarg;
+			s->list_vars = c == 'L';
+			break;
 		case OPT_VM:
 			s->vm = true;
 			break;
@@ -241,7 +249,7 @@ static void parse_options(struct session *s, int argc, char **argv)
 			exit(1);
 		}
 	}
-	if (!s->script_text && !s->run_module && !vm_check_only) {
+	if (!s->script_text && !s->run_module && !vm_check_only && !s->list_pattern) {
 		if (optind >= argc) {
 			fprintf(stderr, "utap: error: no script given (a FILE, '-' for standard "
 				"input, or -e SCRIPT)\n");
@@ -532,5 +540,7 @@ int main(int argc, char **argv)
 	}
 	/* the preprocessor (kernel_v, CONFIG_*) needs the target kernel before pass 4 */
 	kernel_select(s);
+	if (s->list_pattern)
+		return list_probe_points(s);
 	return run_passes(s);
 }

@@ -307,6 +307,10 @@ static enum type infer(struct node *n, enum type want)
 	case N_NUM:
 	case N_ARGC:
 		return TY_LONG;
+	case N_TARGET:
+	case N_CAST:
+	case N_ENTRY:
+		return n->type;	/* set by the provider in pass 2 */
 	case N_STR:
 		return TY_STRING;
 	case N_VAR:

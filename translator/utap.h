@@ -202,6 +202,7 @@ struct node {
 	struct symbol *catch_var;
 
 	int temp;		/* emitter scratch */
+	void *pdata;		/* a provider's data for a resolved target variable */
 };
 
 enum print_flags {
@@ -370,6 +371,8 @@ struct session {
 	unsigned vm_mem, vm_cpus, vm_timeout;
 	const char *vm_accel;
 	const char *run_module;	/* --run MODULE.ko */
+	const char *list_pattern;	/* -l / -L */
+	bool list_vars;
 
 	/* derived facts */
 	const char *datadir;	/* has runtime/ and tapsets/ */
@@ -428,6 +431,9 @@ void dump_probe_point(struct strbuf *sb, const struct probe_point *pp);
 
 /* emit.c (pass 3) */
 int translate(struct session *s);
+
+/* listing.c: -l / -L */
+int list_probe_points(struct session *s);
 
 /* build.c (pass 4) */
 int compile_module(struct session *s);

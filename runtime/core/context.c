@@ -91,6 +91,7 @@ static struct utap_context *utap_context_enter(const struct utap_probe *p, int s
 	c->probe = p;
 	c->regs = NULL;
 	c->user_mode = false;
+	c->probe_data = NULL;
 	c->nesting = 0;
 	c->actionremaining = MAXACTION;
 	c->last_error = NULL;

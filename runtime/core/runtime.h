@@ -64,6 +64,7 @@ struct utap_context {
 	const struct utap_probe *probe;
 	struct pt_regs *regs;		/* the probe's registers, or NULL */
 	bool user_mode;			/* regs are user-mode registers */
+	void *probe_data;		/* the family's per-hit data (e.g. a return instance) */
 	int nesting;			/* function call depth */
 	long actionremaining;		/* MAXACTION budget */
 	const char *last_error;		/* set by a failing statement */

@@ -13,6 +13,7 @@
 #include "utap.h"
 
 struct emitter;
+struct val;
 
 /* What the handler's context offers; checked by context functions at translate time. */
 enum ctx_flags {
@@ -51,6 +52,19 @@ struct provider {
 	int (*resolve)(struct session *s, struct probe_point *pp, struct derived_probe *proto);
 	/* Emits declarations, handler glue and (un)registration for its probes. */
 	void (*emit)(struct emitter *em, struct derived_probe **dps, int n);
+
+	/*
+	 * Optional. Target variables ($x, $x->f, $$parms, @cast, @entry, $return)
+	 * in a handler body, in pass 2: check the node, set n->type, and keep
+	 * what the emitter needs in the node (n->num, n->str, n->pdata). With
+	 * quiet (for @defined) report nothing. Returns 0, or -1 when the variable
+	 * is not available. NULL: the family has no target variables.
+	 */
+	int (*target_var)(struct session *s, struct derived_probe *d, struct node *n, bool quiet);
+	/* The value of a resolved target variable; may emit statements first. */
+	struct val (*emit_target_var)(struct emitter *em, struct derived_probe *d, struct node *n);
+	/* Optional, for -L: print the target variables of d as " $name:type". */
+	void (*list_vars)(struct session *s, struct derived_probe *d, FILE *out);
 };
 
 extern const struct provider *const providers[];
