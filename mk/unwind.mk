@@ -6,7 +6,8 @@
 #   build/uwdump            dev tool: dump a file's table and stats
 
 UW_RT_SRCS    := runtime/unwind/uwtab.c runtime/unwind/uwstep.c
-UW_BUILD_SRCS := translator/elf/uwbuild.c translator/elf/uwcfi.c translator/elf/uwclass.c
+UW_BUILD_SRCS := translator/elf/uwbuild.c translator/elf/uwcfi.c translator/elf/uwclass.c \
+		 translator/elf/uwscan.c
 
 # the builder finds separate debuginfo through translator/elf/debuginfo.c
 # (mk/sym.mk links it into utap; add it only if nobody did)

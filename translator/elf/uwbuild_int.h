@@ -3,6 +3,7 @@
  * uwbuild_int.h - what the unwind-table builder's files share.
  *
  *   uwcfi.c    walks the FDEs of one CFI section and evaluates every row
+ *   uwscan.c   decodes raw CFI fields and vets CFA programs for libdw
  *   uwclass.c  classifies one evaluated row into a struct uwt_rule
  *   uwbuild.c  picks a source, adds PLT rows, merges, interns, emits
  */
@@ -39,6 +40,15 @@ enum uwb_class uwb_classify(Dwarf_Frame *frame, bool signal,
 
 /* A rule meaning "no CFI here". */
 void uwb_none_rule(struct uwt_rule *rule);
+
+/* LEB128 and DW_EH_PE decoding (uwscan.c); false when truncated or unknown. */
+bool uwb_read_uleb(const uint8_t **p, const uint8_t *end, uint64_t *v);
+bool uwb_read_sleb(const uint8_t **p, const uint8_t *end, uint64_t *v);
+bool uwb_read_encoded(const uint8_t **p, const uint8_t *end, int enc,
+		      uint64_t field, bool apply, uint64_t *v);
+
+/* False when a CFA program is malformed or would make libdw blow up. */
+bool uwb_cfa_program_ok(const uint8_t *p, const uint8_t *end, int enc);
 
 /* Make room for element N of the growable array *V (capacity *CAP). */
 int uwb_grow(void **v, size_t *cap, size_t n, size_t size);

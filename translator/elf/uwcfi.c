@@ -18,89 +18,13 @@
 struct cie_enc {
 	Dwarf_Off off;
 	int enc;		/* DW_EH_PE_* of pc fields, -1: unusable CIE */
+	bool z;			/* FDEs carry sized augmentation data */
 };
 
 struct cie_cache {
 	struct cie_enc *v;
 	size_t n, cap;
 };
-
-static bool read_uleb(const uint8_t **p, const uint8_t *end, uint64_t *v)
-{
-	unsigned int shift = 0;
-
-	*v = 0;
-	while (*p < end && shift < 64) {
-		uint8_t b = *(*p)++;
-
-		*v |= (uint64_t)(b & 0x7f) << shift;
-		shift += 7;
-		if (!(b & 0x80))
-			return true;
-	}
-	return false;
-}
-
-static bool read_sleb(const uint8_t **p, const uint8_t *end, uint64_t *v)
-{
-	const uint8_t *start = *p;
-	unsigned int bits;
-
-	if (!read_uleb(p, end, v))
-		return false;
-	bits = 7 * (unsigned int)(*p - start);
-	if (bits < 64 && (*v >> (bits - 1)) & 1)
-		*v |= ~0ull << bits;
-	return true;
-}
-
-/* Little-endian fixed-size field of SIZE bytes, sign-extended if SIGNED. */
-static bool read_fixed(const uint8_t **p, const uint8_t *end, unsigned int size,
-		       bool is_signed, uint64_t *v)
-{
-	unsigned int i;
-
-	if ((size_t)(end - *p) < size)
-		return false;
-	*v = 0;
-	for (i = 0; i < size; i++)
-		*v |= (uint64_t)(*p)[i] << (8 * i);
-	if (is_signed && size < 8 && (*v >> (8 * size - 1)) & 1)
-		*v |= ~0ull << (8 * size);
-	*p += size;
-	return true;
-}
-
-/*
- * Decode one DW_EH_PE-encoded value at *P. FIELD is the vaddr of the field
- * for pc-relative values; APPLY false ignores the application bits (used
- * for address_range, which is a plain size).
- */
-static bool read_encoded(const uint8_t **p, const uint8_t *end, int enc,
-			 uint64_t field, bool apply, uint64_t *v)
-{
-	bool ok;
-
-	switch (enc & 0x0f) {
-	case DW_EH_PE_absptr:	ok = read_fixed(p, end, 8, false, v); break;
-	case DW_EH_PE_uleb128:	ok = read_uleb(p, end, v); break;
-	case DW_EH_PE_udata2:	ok = read_fixed(p, end, 2, false, v); break;
-	case DW_EH_PE_udata4:	ok = read_fixed(p, end, 4, false, v); break;
-	case DW_EH_PE_udata8:	ok = read_fixed(p, end, 8, false, v); break;
-	case DW_EH_PE_sleb128:	ok = read_sleb(p, end, v); break;
-	case DW_EH_PE_sdata2:	ok = read_fixed(p, end, 2, true, v); break;
-	case DW_EH_PE_sdata4:	ok = read_fixed(p, end, 4, true, v); break;
-	case DW_EH_PE_sdata8:	ok = read_fixed(p, end, 8, true, v); break;
-	default:		return false;
-	}
-	if (!ok || !apply)
-		return ok;
-	switch (enc & 0x70) {
-	case DW_EH_PE_absptr:	return true;
-	case DW_EH_PE_pcrel:	*v += field; return true;
-	default:		return false;	/* textrel/datarel: not in x86-64 code */
-	}
-}
 
 /* The pc encoding from a CIE's augmentation ("zR", "zPLR", "zRS" ...). */
 static int cie_pc_encoding(const Dwarf_CIE *cie, bool eh)
@@ -127,7 +51,7 @@ static int cie_pc_encoding(const Dwarf_CIE *cie, bool eh)
 			if (p >= end)
 				return -1;
 			p++;
-			if (!read_encoded(&p, end, p[-1], 0, false, &skip))
+			if (!uwb_read_encoded(&p, end, p[-1], 0, false, &skip))
 				return -1;
 			break;
 		case 'S':
@@ -141,6 +65,7 @@ static int cie_pc_encoding(const Dwarf_CIE *cie, bool eh)
 	return DW_EH_PE_absptr;
 }
 
+/* Index of the CIE at OFF in CC (parsed on first use), or -1 on no memory. */
 static int cie_lookup(struct cie_cache *cc, const unsigned char *ident,
 		      Elf_Data *data, bool eh, Dwarf_Off off)
 {
@@ -149,16 +74,24 @@ static int cie_lookup(struct cie_cache *cc, const unsigned char *ident,
 	size_t i;
 	int enc = -1;
 
+	bool z = false;
+
 	for (i = cc->n; i-- > 0;)
 		if (cc->v[i].off == off)
-			return cc->v[i].enc;
+			return i;
 	if (dwarf_next_cfi(ident, data, eh, off, &next, &entry) == 0 &&
-	    dwarf_cfi_cie_p(&entry))
+	    dwarf_cfi_cie_p(&entry)) {
 		enc = cie_pc_encoding(&entry.cie, eh);
+		z = entry.cie.augmentation && entry.cie.augmentation[0] == 'z';
+		if (enc >= 0 && !uwb_cfa_program_ok(entry.cie.initial_instructions,
+						    entry.cie.initial_instructions_end,
+						    enc))
+			enc = -1;
+	}
 	if (uwb_grow((void **)&cc->v, &cc->cap, cc->n, sizeof(*cc->v)))
 		return -1;
-	cc->v[cc->n++] = (struct cie_enc){ off, enc };
-	return enc;
+	cc->v[cc->n++] = (struct cie_enc){ off, enc, z };
+	return cc->n - 1;
 }
 
 int uwb_grow(void **v, size_t *cap, size_t n, size_t size)
@@ -231,19 +164,30 @@ static int fde_rows(Dwarf_CFI *cfi, uint64_t lo, uint64_t hi,
 	return 0;
 }
 
-/* The pc range [*lo, *hi) of an FDE; false when it cannot be decoded. */
-static bool fde_range(const Dwarf_FDE *fde, int enc, uint64_t field,
-		      uint64_t *lo, uint64_t *hi)
+/*
+ * The pc range [*lo, *hi) of an FDE, after checking its CFA program;
+ * false when either cannot be trusted to libdw.
+ */
+static bool fde_range(const Dwarf_FDE *fde, const struct cie_enc *cie,
+		      uint64_t field, uint64_t *lo, uint64_t *hi)
 {
 	const uint8_t *p = fde->start, *end = fde->end;
-	uint64_t len;
+	uint64_t size, aug;
 
-	if (enc < 0 || (enc & DW_EH_PE_indirect))
+	if (cie->enc < 0 || (cie->enc & DW_EH_PE_indirect))
 		return false;
-	if (!read_encoded(&p, end, enc, field, true, lo) ||
-	    !read_encoded(&p, end, enc & 0x0f, 0, false, &len))
+	if (!uwb_read_encoded(&p, end, cie->enc, field, true, lo) ||
+	    !uwb_read_encoded(&p, end, cie->enc & 0x0f, 0, false, &size))
 		return false;
-	*hi = *lo + len;
+	/* "z": sized augmentation data, then the instructions */
+	if (cie->z) {
+		if (!uwb_read_uleb(&p, end, &aug) || aug > (uint64_t)(end - p))
+			return false;
+		p += aug;
+	}
+	if (!uwb_cfa_program_ok(p, end, cie->enc))
+		return false;
+	*hi = *lo + size;
 	return *hi >= *lo;
 }
 
@@ -273,7 +217,7 @@ int uwb_section_rows(Elf *elf, Elf_Scn *scn, bool eh, Dwarf_CFI *cfi,
 	while (off < data->d_size) {
 		Dwarf_CFI_Entry entry;
 		uint64_t lo, hi, field;
-		int enc;
+		int cie;
 
 		if (dwarf_next_cfi(ident, data, eh, off, &next, &entry) != 0 ||
 		    next <= off)
@@ -282,10 +226,14 @@ int uwb_section_rows(Elf *elf, Elf_Scn *scn, bool eh, Dwarf_CFI *cfi,
 		if (dwarf_cfi_cie_p(&entry))
 			continue;
 		rows->fdes++;
-		enc = cie_lookup(&cc, ident, data, eh, entry.fde.CIE_pointer);
+		cie = cie_lookup(&cc, ident, data, eh, entry.fde.CIE_pointer);
+		if (cie < 0) {
+			ret = -1;
+			break;
+		}
 		field = shdr.sh_addr + (uint64_t)(entry.fde.start -
 						  (const uint8_t *)data->d_buf);
-		if (!fde_range(&entry.fde, enc, field, &lo, &hi)) {
+		if (!fde_range(&entry.fde, &cc.v[cie], field, &lo, &hi)) {
 			rows->bad_fdes++;
 			continue;
 		}
