@@ -3,8 +3,9 @@
  * symdump.c - developer tool: build the symbol (and line) table of an ELF
  * file and show it, format addresses with it, or measure it.
  *
- *   symdump [-r ROOT] [-s] [-L] [-b] PATH [ADDR...]
+ *   symdump [-r ROOT] [-s] [-L] [-b] [-o FILE] [-O FILE] PATH [ADDR...]
  *     -r ROOT  debug root instead of /usr/lib/debug
+ *     -o FILE  write the symbol table blob to FILE (-O: the line table)
  *     -s       list every symbol: address, printed size, name
  *     -L       also build the line table (and list rows with -s)
  *     -b       measure: build time, blob sizes, ns per lookup and per format
@@ -23,8 +24,19 @@
 
 struct options {
 	const char *root;
+	const char *sym_out, *line_out;
 	bool list, lines, bench;
 };
+
+static int write_blob(const char *file, const struct utap_blob *b)
+{
+	FILE *f = fopen(file, "wb");
+	int ok = f && fwrite(b->data, 1, b->size, f) == b->size;
+
+	if (f && fclose(f) != 0)
+		ok = 0;
+	return ok ? 0 : -EIO;
+}
 
 static double now_ms(void)
 {
@@ -135,6 +147,14 @@ static int run(const struct options *o, const char *path, char **addrs, int nadd
 		fprintf(stderr, "symdump: %s: %s\n", path, strerror(-err));
 		goto out;
 	}
+	if (o->sym_out)
+		err = write_blob(o->sym_out, &sym);
+	if (!err && o->line_out)
+		err = write_blob(o->line_out, &line);
+	if (err) {
+		fprintf(stderr, "symdump: cannot write: %s\n", strerror(-err));
+		goto out;
+	}
 	ctx.syms = &st;
 	ctx.lines = o->lines ? &lt : NULL;
 	utap_symtab_extent(&st, 0, &ctx.start, &ctx.end);
@@ -163,20 +183,22 @@ int main(int argc, char **argv)
 	struct options o = { 0 };
 	int c;
 
-	while ((c = getopt(argc, argv, "r:sLb")) != -1) {
+	while ((c = getopt(argc, argv, "r:sLbo:O:")) != -1) {
 		switch (c) {
 		case 'r': o.root = optarg; break;
+		case 'o': o.sym_out = optarg; break;
+		case 'O': o.line_out = optarg; o.lines = true; break;
 		case 's': o.list = true; break;
 		case 'L': o.lines = true; break;
 		case 'b': o.bench = true; break;
 		default:
-			fprintf(stderr, "usage: symdump [-r ROOT] [-s] [-L] [-b] PATH [ADDR...]\n");
-			return 2;
+			goto usage;
 		}
 	}
-	if (optind >= argc) {
-		fprintf(stderr, "usage: symdump [-r ROOT] [-s] [-L] [-b] PATH [ADDR...]\n");
-		return 2;
-	}
+	if (optind >= argc)
+		goto usage;
 	return run(&o, argv[optind], argv + optind + 1, argc - optind - 1);
+usage:
+	fprintf(stderr, "usage: symdump [-r ROOT] [-s] [-L] [-b] [-o FILE] [-O FILE] PATH [ADDR...]\n");
+	return 2;
 }

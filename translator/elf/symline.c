@@ -619,11 +619,14 @@ static int sweep(struct range_list *l, struct row_list *rows)
 	size_t nb = 0, i, next = 0;
 	uint64_t *b;
 
+	rows->v = NULL;
+	rows->n = 0;
+	if (l->n == 0)
+		return 0;
 	qsort(l->v, l->n, sizeof(*l->v), by_start);
 	b = boundaries(l, &nb);
 	h.v = malloc((l->n + 1) * sizeof(*h.v));
 	rows->v = malloc((nb + 1) * sizeof(*rows->v));
-	rows->n = 0;
 	if (!b || !h.v || !rows->v) {
 		free(b);
 		free(h.v);
@@ -1000,17 +1003,13 @@ int utap_linetab_pack(const struct utap_line_in *rows, size_t n, const char *con
 	return err;
 }
 
-static int build_from_sections(Elf *elf, const char *module_path, struct file_table *files,
-			       struct row_list *rows)
+static int build_rows(const struct line_sections *s, const char *module_path,
+		      struct file_table *files, struct row_list *rows)
 {
-	struct line_sections s;
 	struct range_list ranges = { 0 };
 	int err;
 
-	s.line = section_bytes(elf, ".debug_line", &s.line_size);
-	s.line_str = section_bytes(elf, ".debug_line_str", &s.line_str_size);
-	s.str = section_bytes(elf, ".debug_str", &s.str_size);
-	err = s.line ? collect_units(&s, module_path, files, &ranges) : 0;
+	err = s->line ? collect_units(s, module_path, files, &ranges) : 0;
 	if (!err)
 		err = sweep(&ranges, rows);
 	free(ranges.v);
@@ -1034,23 +1033,49 @@ static int pack_rows(const struct row_list *rows, const struct file_table *files
 	return err;
 }
 
-int utap_linetab_build(const struct utap_debuginfo *di, const char *module_path,
-		       struct utap_blob *out)
+/* Rows and file names from S, packed. */
+static int build_and_pack(const struct line_sections *s, const char *module_path,
+			  const struct utap_build_id *id, struct utap_blob *out)
 {
 	struct file_table files;
 	struct row_list rows = { 0 };
-	Elf *elf = line_elf(di);
-	int err = 0;
+	int err;
 
 	out->data = NULL;
 	out->size = 0;
 	memset(&files, 0, sizeof(files));
 	strpool_init(&files.pool);
-	if (elf)
-		err = build_from_sections(elf, module_path, &files, &rows);
+	err = build_rows(s, module_path, &files, &rows);
 	if (!err)
-		err = pack_rows(&rows, &files, &di->build_id, out);
+		err = pack_rows(&rows, &files, id, out);
 	free(rows.v);
 	file_table_free(&files);
 	return err;
+}
+
+int utap_linetab_build_raw(const void *line, size_t line_size, const void *line_str,
+			   size_t line_str_size, const void *str, size_t str_size,
+			   const char *module_path, const struct utap_build_id *build_id,
+			   struct utap_blob *out)
+{
+	struct line_sections s = {
+		line, line_str, str, line ? line_size : 0,
+		line_str ? line_str_size : 0, str ? str_size : 0,
+	};
+
+	return build_and_pack(&s, module_path, build_id, out);
+}
+
+int utap_linetab_build(const struct utap_debuginfo *di, const char *module_path,
+		       struct utap_blob *out)
+{
+	struct line_sections s = { 0 };
+	Elf *elf = line_elf(di);
+
+	if (elf) {
+		s.line = section_bytes(elf, ".debug_line", &s.line_size);
+		s.line_str = section_bytes(elf, ".debug_line_str", &s.line_str_size);
+		s.str = section_bytes(elf, ".debug_str", &s.str_size);
+	}
+	return build_and_pack(&s, module_path, &di->build_id, out);
 }

@@ -96,6 +96,12 @@ static void fill_header(struct utap_symtab_hdr *h, const struct symtab_layout *l
 	}
 }
 
+static bool seg_sane(const struct utap_symtab_seg *s)
+{
+	return s->filesz <= s->memsz && s->vaddr + s->memsz >= s->vaddr &&
+	       s->offset + s->filesz >= s->offset;
+}
+
 static int pack_sorted(const struct ordered_sym *v, size_t n,
 		       const struct utap_symtab_info *info, struct utap_blob *out)
 {
@@ -109,6 +115,9 @@ static int pack_sorted(const struct ordered_sym *v, size_t n,
 
 	if ((n && v[n - 1].addr - base > 0xffffffffu) || info->nsegs > UTAP_SYMTAB_MAX_SEGS)
 		return -E2BIG;
+	for (i = 0; i < info->nsegs; i++)
+		if (!seg_sane(&info->segs[i]))
+			return -EINVAL;
 	names = malloc((n ? n : 1) * sizeof(*names));
 	if (!names)
 		return -ENOMEM;
@@ -125,8 +134,12 @@ static int pack_sorted(const struct ordered_sym *v, size_t n,
 		uint32_t *addr = (uint32_t *)(blob + l.addr_off);
 
 		fill_header((struct utap_symtab_hdr *)blob, &l, info, n, strpool_size(&pool), base);
-		if (info->nsegs)
-			memcpy(blob + l.segs_off, info->segs, info->nsegs * sizeof(*info->segs));
+		for (i = 0; i < info->nsegs; i++) {
+			struct utap_symtab_seg seg = info->segs[i];
+
+			seg.reserved = 0;
+			memcpy(blob + l.segs_off + i * sizeof(seg), &seg, sizeof(seg));
+		}
 		for (i = 0; i < n; i++)
 			addr[i] = (uint32_t)(v[i].addr - base);
 		if (n)
@@ -309,33 +322,37 @@ static int collect_symbols(struct sym_collect *c, const struct utap_debuginfo *d
 
 /* ---- segments and header facts ---------------------------------------- */
 
-static size_t read_segments(Elf *elf, struct utap_symtab_seg *segs, size_t max,
-			    struct load_range *range)
+/* The PT_LOAD segments into SEGS[MAX] and their extent; -EINVAL, -E2BIG. */
+static int read_segments(Elf *elf, struct utap_symtab_seg *segs, size_t max, size_t *count,
+			 struct load_range *range)
 {
 	size_t i, nphdr, n = 0;
 	GElf_Phdr ph;
 
 	memset(range, 0, sizeof(*range));
+	*count = 0;
 	if (elf_getphdrnum(elf, &nphdr) != 0)
 		return 0;
 	for (i = 0; i < nphdr; i++) {
 		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
 			continue;
+		if (n == max)
+			return -E2BIG;
+		segs[n] = (struct utap_symtab_seg){
+			.vaddr = ph.p_vaddr, .memsz = ph.p_memsz,
+			.offset = ph.p_offset, .filesz = ph.p_filesz,
+			.flags = ph.p_flags & (PF_X | PF_W | PF_R),
+		};
+		if (!seg_sane(&segs[n++]))
+			return -EINVAL;	/* no kernel would map this file */
 		if (!range->any || ph.p_vaddr < range->lo)
 			range->lo = ph.p_vaddr;
 		if (!range->any || ph.p_vaddr + ph.p_memsz > range->hi)
 			range->hi = ph.p_vaddr + ph.p_memsz;
 		range->any = true;
-		if (n < max)
-			segs[n++] = (struct utap_symtab_seg){
-				.vaddr = ph.p_vaddr, .memsz = ph.p_memsz,
-				.offset = ph.p_offset, .filesz = ph.p_filesz,
-				.flags = ph.p_flags & (PF_X | PF_W | PF_R),
-			};
-		else
-			return max + 1;	/* too many: reported as -E2BIG */
 	}
-	return n;
+	*count = n;
+	return 0;
 }
 
 static int elf_type_of(Elf *elf)
@@ -363,9 +380,9 @@ int utap_symtab_build(const struct utap_debuginfo *di, unsigned flags, struct ut
 	info.elf_type = di->file.elf ? elf_type_of(di->file.elf) : -1;
 	if (info.elf_type < 0)
 		return -EINVAL;
-	info.nsegs = read_segments(di->file.elf, segs, UTAP_SYMTAB_MAX_SEGS, &c.range);
-	if (info.nsegs > UTAP_SYMTAB_MAX_SEGS)
-		return -E2BIG;
+	err = read_segments(di->file.elf, segs, UTAP_SYMTAB_MAX_SEGS, &info.nsegs, &c.range);
+	if (err)
+		return err;
 	info.segs = segs;
 	info.build_id = &di->build_id;
 	err = collect_symbols(&c, di);

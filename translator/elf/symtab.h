@@ -104,4 +104,14 @@ int utap_symtab_build_path(const char *path, const char *root, struct utap_blob 
 int utap_linetab_build(const struct utap_debuginfo *di, const char *module_path,
 		       struct utap_blob *out);
 
+/*
+ * The same from raw section bytes (.debug_line, .debug_line_str and
+ * .debug_str, the last two may be NULL): for tests, fuzzers and containers
+ * other than ELF.
+ */
+int utap_linetab_build_raw(const void *line, size_t line_size, const void *line_str,
+			   size_t line_str_size, const void *str, size_t str_size,
+			   const char *module_path, const struct utap_build_id *build_id,
+			   struct utap_blob *out);
+
 #endif /* UTAP_ELF_SYMTAB_H */
