@@ -1,0 +1,26 @@
+# vm.mk - `utap --vm`: run commands in a throwaway QEMU guest.
+#
+# translator/vm*.c go into utap; translator/vminit/ is the guest's /init, a
+# static binary (the initramfs holds nothing else but kernel modules).
+
+VM_SRCS := translator/vm.c translator/vm_host.c translator/vm_initramfs.c \
+	translator/vm_qemu.c translator/vm_relay.c translator/vm_exec.c translator/vm_check.c \
+	translator/vm_kernel.c
+UTAP_SRCS += $(VM_SRCS)
+
+VMINIT_SRCS := $(wildcard translator/vminit/*.c)
+ALL_EXTRA += $(B)/utap-vminit
+
+$(B)/utap-vminit: $(VMINIT_SRCS) $(wildcard translator/vminit/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) -O2 -static -o $@ $(VMINIT_SRCS)
+
+# user-space tests of the pure parts: module order, cpio, job file round trip
+UNIT_TESTS += vm_infra
+vm_infra_SRCS := testsuite/vm-infra/unit_vm.c $(VM_SRCS) translator/vminit/vminit_job.c
+vm_infra_LIBS := -llzma -lz
+
+# the guest tests of the --vm machinery itself (boots a guest about ten times)
+.PHONY: check-vm-infra
+check-vm-infra: $(B)/utap $(B)/utap-vminit
+	testsuite/vm-infra/run.sh $(B)/utap
