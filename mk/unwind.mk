@@ -36,8 +36,8 @@ $(UWP)/uwcap_asm.o: $(UWP_DIR)/uwcap_asm.S
 	@mkdir -p $(dir $@)
 	$(CC) -c -o $@ $<
 
-$(UWP)/uwp_c: $(UWP_DIR)/uwp_c.c $(UWP_CAP)
-	$(CC) $(UWP_CFLAGS) -o $@ $< $(UWP_CAP) -pthread
+$(UWP)/uwp_c: $(UWP_DIR)/uwp_c.c $(UWP_CAP) $(UWP_DIR)/uwp_sigstub.S
+	$(CC) $(UWP_CFLAGS) -o $@ $< $(UWP_CAP) $(UWP_DIR)/uwp_sigstub.S -pthread
 
 $(UWP)/uwp_c_fp: $(UWP_DIR)/uwp_c.c $(UWP_CAP)
 	$(CC) $(UWP_CFLAGS) -fno-omit-frame-pointer -o $@ $< $(UWP_CAP) -pthread

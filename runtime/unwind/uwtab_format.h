@@ -58,7 +58,8 @@
 #define UWT_F_EH_FRAME		0x1u
 #define UWT_F_DEBUG_FRAME	0x2u
 #define UWT_F_SYNTH_PLT		0x4u	/* PLT rows made from section headers */
-#define UWT_F_ALL		0x7u
+#define UWT_F_SYNTH_SIGNAL	0x8u	/* signal trampoline found by its code */
+#define UWT_F_ALL		0xfu
 
 struct uwt_header {
 	u32 magic;

@@ -306,6 +306,7 @@ static void compare_elf(Elf *elf, const char *label, unsigned long max_unsupport
 	CHECK(c.unsupported <= max_unsupported);
 	if (expect_smaller)
 		CHECK(st.bytes < st.eh_frame_bytes);
+	CHECK_INT(st.sigreturn_synth, 0);	/* glibc's trampoline has CFI */
 	CHECK(st.covered_bytes * 100 >= st.text_bytes * min_coverage);
 	uw_blob_free(&blob);
 	dwarf_cfi_end(cfi);
@@ -530,6 +531,33 @@ static void plt_rule(void)
 	uw_blob_free(&b);
 }
 
+/* A CFI-less rt_sigreturn stub (musl style) becomes a SIGNAL row. */
+static void sigreturn_by_code(void)
+{
+	struct uw_blob b;
+	struct uw_build_stats st;
+	const struct uwt_header *h;
+	u64 pc, s, e, found = 0;
+
+	if (build("uwp_c", &b, &st)) {
+		CHECK(!"build failed");
+		return;
+	}
+	h = b.data;
+	CHECK_INT(st.sigreturn_synth, 1);
+	CHECK(h->flags & UWT_F_SYNTH_SIGNAL);
+	for (pc = h->text_start; pc < h->text_end; pc = e) {
+		const struct uwt_rule *r = uw_table_lookup_range(b.data, pc, &s, &e);
+
+		if (r->kind != UWT_SIGNAL)
+			continue;
+		found++;
+		CHECK_INT(e - s, 10);	/* one byte early, then the 9 code bytes */
+	}
+	CHECK_INT(found, 1);
+	uw_blob_free(&b);
+}
+
 /* Without the linker's PLT CFI the builder supplies the same rules. */
 static void plt_synthesized(void)
 {
@@ -633,6 +661,7 @@ int main(void)
 	RUN(separate_debuginfo);
 	RUN(plt_rule);
 	RUN(plt_synthesized);
+	RUN(sigreturn_by_code);
 	RUN(corrupt_elf);
 	return unit_done();
 }

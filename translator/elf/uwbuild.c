@@ -34,6 +34,7 @@
 struct exec_scn {
 	uint64_t addr, size;
 	const char *name;
+	Elf_Scn *scn;
 };
 
 struct elf_layout {
@@ -55,7 +56,7 @@ struct out_rows {
 	struct out_row *v;
 	size_t n, cap;
 	uint64_t text_start, text_end, covered;
-	unsigned int plt_synth;
+	unsigned int plt_synth, sigreturn_synth;
 };
 
 __attribute__((format(printf, 3, 4)))
@@ -71,14 +72,15 @@ static int fail(char *err, size_t n, const char *fmt, ...)
 	return -1;
 }
 
-static int add_exec(struct elf_layout *lay, const GElf_Shdr *sh, const char *name)
+static int add_exec(struct elf_layout *lay, Elf_Scn *scn, const GElf_Shdr *sh,
+		    const char *name)
 {
 	struct exec_scn *v = realloc(lay->exec, (lay->nr_exec + 1) * sizeof(*v));
 
 	if (!v)
 		return -1;
 	lay->exec = v;
-	v[lay->nr_exec++] = (struct exec_scn){ sh->sh_addr, sh->sh_size, name };
+	v[lay->nr_exec++] = (struct exec_scn){ sh->sh_addr, sh->sh_size, name, scn };
 	lay->text_bytes += sh->sh_size;
 	return 0;
 }
@@ -110,7 +112,7 @@ static int scan_sections(Elf *elf, struct elf_layout *lay)
 			lay->has_plt_sec = true;
 		if (sh.sh_type == SHT_PROGBITS && (sh.sh_flags & SHF_EXECINSTR) &&
 		    (sh.sh_flags & SHF_ALLOC) && sh.sh_size &&
-		    add_exec(lay, &sh, name))
+		    add_exec(lay, scn, &sh, name))
 			return -1;
 	}
 	return 0;
@@ -242,6 +244,53 @@ static int add_plt_rows(const struct elf_layout *lay, struct uwb_rows *rows,
 		if (synth_plt(lay, s, rows))
 			return -1;
 		(*synth)++;
+	}
+	return 0;
+}
+
+/*
+ * A signal trampoline without CFI (musl's __restore_rt) is recognised by
+ * its code, "mov $15, %rax; syscall" (rt_sigreturn). Like glibc's FDE the
+ * row starts one byte early when it can, so the return-address lookup at
+ * pc - 1 finds it.
+ */
+static const uint8_t sigreturn_code[] = {
+	0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05,
+};
+
+static int add_sigreturn_rows(const struct elf_layout *lay,
+			      struct uwb_rows *rows, unsigned int *synth)
+{
+	size_t i, n = rows->n;
+	struct uwt_rule sig;
+
+	uwb_none_rule(&sig);
+	sig.kind = UWT_SIGNAL;
+	for (i = 0; i < lay->nr_exec; i++) {
+		Elf_Data *d = elf_getdata(lay->exec[i].scn, NULL);
+		const uint8_t *p, *base;
+		size_t left;
+
+		if (!d || !d->d_buf || d->d_size > lay->exec[i].size)
+			continue;
+		base = p = d->d_buf;
+		left = d->d_size;
+		while ((p = memmem(p, left, sigreturn_code, sizeof(sigreturn_code)))) {
+			uint64_t addr = lay->exec[i].addr + (uint64_t)(p - base);
+			struct uwb_rows probe = { .v = rows->v, .n = n };
+
+			if (!covered_at(&probe, addr)) {
+				uint64_t start = addr && !covered_at(&probe, addr - 1) ?
+						 addr - 1 : addr;
+
+				if (uwb_rows_push(rows, start,
+						  addr + sizeof(sigreturn_code), &sig))
+					return -1;
+				(*synth)++;
+			}
+			p++;
+			left = d->d_size - (size_t)(p - base);
+		}
 	}
 	return 0;
 }
@@ -484,7 +533,8 @@ out:
 static int finish_source(const struct elf_layout *lay, struct uwb_rows *rows,
 			 struct out_rows *out)
 {
-	if (add_plt_rows(lay, rows, &out->plt_synth))
+	if (add_plt_rows(lay, rows, &out->plt_synth) ||
+	    add_sigreturn_rows(lay, rows, &out->sigreturn_synth))
 		return -1;
 	return merge_rows(lay, rows, out);
 }
@@ -503,6 +553,7 @@ static void fill_stats(struct uw_build_stats *st, const struct elf_layout *lay,
 	st->unsupported_bytes = src->unsupported_bytes;
 	st->partial_rows = src->partial_rows;
 	st->plt_synth = out->plt_synth;
+	st->sigreturn_synth = out->sigreturn_synth;
 	st->rows = h->nr_rows;
 	st->rules = h->nr_rules;
 	st->text_bytes = lay->text_bytes;
@@ -587,7 +638,8 @@ int uw_build_elf(Elf *elf, Elf *debug, const struct uw_build_opts *opts,
 	if (!best->rows.cfi_rows)
 		best->name = "none";	/* at most synthesized PLT rows */
 	ret = emit_blob(&best->out, shift,
-			best->flags | (best->out.plt_synth ? UWT_F_SYNTH_PLT : 0),
+			best->flags | (best->out.plt_synth ? UWT_F_SYNTH_PLT : 0) |
+			(best->out.sigreturn_synth ? UWT_F_SYNTH_SIGNAL : 0),
 			elf, out, err, n);
 	if (!ret)
 		fill_stats(st ? st : &dummy, &lay, &best->rows, &best->out,
