@@ -178,7 +178,11 @@ static enum uw_stop signal_step(struct uw_regs *regs, u32 *flags,
 	return UW_STOP_NONE;
 }
 
-/* The caller's SP must lie above ours (stacks grow down) and be aligned. */
+/*
+ * The caller's SP must lie above ours (stacks grow down) and be aligned.
+ * (Without a known SP there is nothing to compare; uw_walk() never starts
+ * without one, and every step makes it known.)
+ */
 static enum uw_stop check_caller_sp(const struct uwt_rule *rule,
 				    const struct uw_regs *in, u64 new_sp)
 {
@@ -186,7 +190,7 @@ static enum uw_stop check_caller_sp(const struct uwt_rule *rule,
 
 	if (new_sp & 7)
 		return UW_STOP_CFA_ALIGN;
-	if (new_sp > old_sp)
+	if (new_sp > old_sp || !uw_known(in, UWT_RSP))
 		return UW_STOP_NONE;
 	/* __vfork popped its RA into a register: the SP may stay put */
 	if (new_sp == old_sp && rule->ra_how == UWT_RA_IN_REG)
