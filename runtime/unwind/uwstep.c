@@ -305,15 +305,14 @@ static enum uw_stop walk_step(struct uw_regs *regs, u32 *flags, u32 walk_flags,
 	u64 pc = lookup_pc(regs, *flags);
 	const struct uwt_rule *rule = NULL;
 	struct uw_module mod;
-	enum uw_stop stop;
+	enum uw_stop stop = UW_STOP_NO_TABLE;
 
 	if (ops->find(ops->ctx, pc, &mod))
 		stop = UW_STOP_NO_MODULE;
-	else if (mod.table && (rule = uw_table_lookup(mod.table, pc - mod.bias)) &&
-		 rule->kind != UWT_NONE)
+	else if (mod.table)
+		rule = uw_table_lookup(mod.table, pc - mod.bias);
+	if (rule && rule->kind != UWT_NONE)
 		return uw_apply_rule(rule, regs, flags, ops->read, ops->ctx);
-	else
-		stop = UW_STOP_NO_TABLE;
 	if ((walk_flags & UW_WALK_FP_FALLBACK) && fp_step(regs, flags, ops))
 		return UW_STOP_NONE;
 	return stop;

@@ -87,8 +87,10 @@ struct uw_walk_ops {
 	uw_read_fn read;
 	/* 0 and *MOD filled when PC is in a known executable mapping, else -ENOENT */
 	int (*find)(void *ctx, u64 pc, struct uw_module *mod);
-	/* optional: map a hijacked return address (uretprobe trampoline) back;
-	 * SP is the caller's stack pointer, just above where RA was stored */
+	/*
+	 * optional: map a hijacked return address (uretprobe trampoline)
+	 * back; SP is the caller's stack pointer, just above where RA was
+	 */
 	u64 (*fixup_ra)(void *ctx, u64 ra, u64 sp);
 	void *ctx;
 };
