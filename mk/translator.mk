@@ -4,3 +4,8 @@ UTAP_SRCS += translator/main.c translator/arena.c translator/strbuf.c translator
 	translator/format.c translator/elaborate.c translator/types.c translator/dump.c \
 	translator/emit.c translator/build.c translator/run.c translator/listing.c \
 	translator/probes/providers.c translator/probes/begin_end.c
+
+# The runtime's pure core in user space.
+UNIT_TESTS += test_core
+test_core_SRCS := testsuite/unit/test_core.c runtime/core/format.c runtime/core/map.c \
+	runtime/core/stats.c

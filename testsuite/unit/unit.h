@@ -75,6 +75,7 @@ static void unit_run(const char *name, void (*fn)(void))
 }
 
 #define RUN(fn) unit_run(#fn, fn)
+#define TEST(name) static void name(void)
 
 static int unit_done(void)
 {
