@@ -9,3 +9,4 @@ UTAP_SRCS += translator/main.c translator/arena.c translator/strbuf.c translator
 UNIT_TESTS += test_core
 test_core_SRCS := testsuite/unit/test_core.c runtime/core/format.c runtime/core/map.c \
 	runtime/core/stats.c
+UTAP_SRCS += translator/emit_data.c

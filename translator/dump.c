@@ -340,7 +340,7 @@ void dump_session(FILE *out, const struct session *s)
 
 	if (s->globals)
 		sb_puts(&sb, "# global\n");
-	for (const struct global *g = s->globals; g; g = g->next) {
+	for (const struct global *g = s->globals; g; g = g->next_used) {
 		sb_printf(&sb, "%s:%s", g->sym->name, type_name(g->sym->type));
 		if (g->sym->arity > 0) {
 			sb_putc(&sb, ' ');

@@ -525,6 +525,14 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n)
 			error_at(n->loc, "'%s' outside a loop", n->kind == N_BREAK ? "break" :
 				 "continue");
 		return;
+	case N_DELETE:
+		/* "delete a" names a whole array or a scalar: no arity implied */
+		if (n->lhs->kind == N_VAR) {
+			n->lhs->sym = resolve_name(s, sc, n->lhs->name, n->lhs->loc, false);
+			return;
+		}
+		resolve_node(s, sc, n->lhs);
+		return;
 	case N_NEXT:
 		if (!sc->in_probe)
 			error_at(n->loc, "'next' is only allowed in a probe body");
@@ -890,12 +898,8 @@ static void collect_globals(struct session *s)
 	for (struct file *f = all_files(s); f; f = f->next)
 		for (struct global *g = f->globals; g; g = g->next)
 			if (g->used) {
-				struct global *copy = arena_alloc(sizeof(*copy));
-
-				*copy = *g;
-				copy->next = NULL;
-				*tail = copy;
-				tail = &copy->next;
+				*tail = g;
+				tail = &g->next_used;
 			}
 }
 

@@ -141,6 +141,11 @@ void emit_fail(struct emitter *em, const char *msg, const struct node *n)
 	fail(em, msg, n);
 }
 
+struct val emit_value(struct emitter *em, struct node *n)
+{
+	return emit_expr(em, n);
+}
+
 static void check_error(struct emitter *em)
 {
 	emit_line(em, "if (unlikely(c->last_error)) goto %s;", em->err_label);
@@ -255,18 +260,37 @@ static struct val emit_unary(struct emitter *em, struct node *n)
 	return long_val(t);
 }
 
-static void store(struct emitter *em, struct node *lhs, struct val v)
+/* Writes v to the value slot p (a "void *" C name) of an array element. */
+static void store_slot(struct emitter *em, const char *p, struct val v)
 {
-	if (lhs->kind == N_VAR) {
-		const char *lv = var_lvalue(lhs->sym);
+	if (v.type == TY_STRING)
+		emit_line(em, "utap_strlcpy((char *)%s, %s, MAXSTRINGLEN);", p, v.c);
+	else
+		emit_line(em, "*(int64_t *)%s = %s;", p, v.c);
+}
 
-		if (v.type == TY_STRING)
-			emit_line(em, "utap_strlcpy(%s, %s, MAXSTRINGLEN);", lv, v.c);
-		else
-			emit_line(em, "%s = %s;", lv, v.c);
-		return;
+static void store_var(struct emitter *em, struct node *lhs, struct val v)
+{
+	const char *lv = var_lvalue(lhs->sym);
+
+	if (v.type == TY_STRING)
+		emit_line(em, "utap_strlcpy(%s, %s, MAXSTRINGLEN);", lv, v.c);
+	else
+		emit_line(em, "%s = %s;", lv, v.c);
+}
+
+static bool assignable(struct emitter *em, struct node *lhs)
+{
+	if (lhs->kind == N_TARGET || lhs->kind == N_CAST) {
+		error_at(lhs->loc, "target variables cannot be assigned here (guru mode writes "
+			 "are not supported)");
+		return false;
 	}
-	error_at(lhs->loc, "assignment to this kind of expression is not supported yet");
+	if (lhs->sym && lhs->sym->type == TY_STATS) {
+		error_at(lhs->loc, "statistics '%s' can only be added to with '<<<'", lhs->sym->name);
+		return false;
+	}
+	return true;
 }
 
 /* x op= y for longs, computed like the binary operator */
@@ -277,58 +301,99 @@ static const char *compound_op(const char *assign_op)
 	return arena_strndup(assign_op, n - 1);
 }
 
+static struct val apply_binary(struct emitter *em, struct node *n, const char *op,
+			       struct val a, struct val b)
+{
+	struct node bin = *n, l = { .kind = N_NUM, .type = TY_LONG, .op = "val" },
+		    r = { .kind = N_NUM, .type = TY_LONG, .op = "val" };
+
+	/* the binary operator's checks (division by 0) on already-evaluated values */
+	bin.kind = N_BINARY;
+	bin.op = op;
+	l.name = a.c;
+	r.name = b.c;
+	bin.lhs = &l;
+	bin.rhs = &r;
+	return emit_binary(em, &bin);
+}
+
+/* cur op rhs, for the compound assignments and ++/-- */
+static struct val combine(struct emitter *em, struct node *n, struct val cur, struct val rhs)
+{
+	const char *t;
+
+	if (!strcmp(n->op, ".=")) {
+		t = new_str(em);
+		emit_line(em, "utap_strlcpy(%s, %s, MAXSTRINGLEN);", t, cur.c);
+		emit_line(em, "utap_strlcat(%s, %s, MAXSTRINGLEN);", t, rhs.c);
+		return str_val(t, true);
+	}
+	return apply_binary(em, n, compound_op(n->op), cur, rhs);
+}
+
+static struct val read_slot(struct emitter *em, const char *p, enum type type)
+{
+	const char *t = type == TY_STRING ? new_str(em) : new_long(em);
+
+	if (type == TY_STRING) {
+		emit_line(em, "utap_strlcpy(%s, (const char *)%s, MAXSTRINGLEN);", t, p);
+		return str_val(t, true);
+	}
+	emit_line(em, "%s = *(int64_t *)%s;", t, p);
+	return long_val(t);
+}
+
 static struct val emit_assign(struct emitter *em, struct node *n)
 {
-	struct val cur, rhs, res;
+	struct node *lhs = n->lhs;
+	bool plain = !strcmp(n->op, "=");
+	struct val rhs, cur, res;
 
-	if (!strcmp(n->op, "=")) {
-		rhs = emit_expr(em, n->rhs);
-		store(em, n->lhs, rhs);
-		return n->lhs->sym && n->lhs->sym->type == TY_STRING && n->lhs->kind == N_VAR ?
-		       str_val(var_lvalue(n->lhs->sym), false) : rhs;
-	}
-	if (!strcmp(n->op, ".=")) {
-		rhs = emit_expr(em, n->rhs);
-		if (n->lhs->kind == N_VAR) {
-			const char *lv = var_lvalue(n->lhs->sym);
+	if (!assignable(em, lhs))
+		return long_val("0");
+	if (lhs->kind == N_INDEX) {
+		struct index_keys k = emit_index_keys(em, lhs);
+		const char *p;
 
-			emit_line(em, "utap_strlcat(%s, %s, MAXSTRINGLEN);", lv, rhs.c);
-			return str_val(lv, false);
-		}
-		error_at(n->loc, "'.=' on this kind of expression is not supported yet");
-		return rhs;
-	}
-	{
-		struct node bin = *n;
-
-		bin.kind = N_BINARY;
-		bin.op = compound_op(n->op);
-		cur = emit_expr(em, n->lhs);
 		rhs = emit_expr(em, n->rhs);
-		/* reuse the binary operator's checks on the already-evaluated values */
-		bin.lhs = arena_alloc(sizeof(*bin.lhs));
-		bin.rhs = arena_alloc(sizeof(*bin.rhs));
-		*bin.lhs = (struct node){ .kind = N_NUM, .type = TY_LONG };
-		*bin.rhs = (struct node){ .kind = N_NUM, .type = TY_LONG };
-		bin.lhs->name = cur.c;
-		bin.rhs->name = rhs.c;
-		bin.lhs->op = "val";
-		bin.rhs->op = "val";
-		res = emit_binary(em, &bin);
-		store(em, n->lhs, res);
+		p = emit_index_insert(em, lhs, &k);
+		res = plain ? rhs : combine(em, n, read_slot(em, p, lhs->sym->type), rhs);
+		store_slot(em, p, res);
 		return res;
 	}
+	rhs = emit_expr(em, n->rhs);
+	if (plain) {
+		store_var(em, lhs, rhs);
+		return lhs->sym->type == TY_STRING ? str_val(var_lvalue(lhs->sym), false) : rhs;
+	}
+	cur = emit_expr(em, lhs);
+	res = combine(em, n, cur, rhs);
+	store_var(em, lhs, res);
+	return res;
 }
 
 static struct val emit_incdec(struct emitter *em, struct node *n, bool post)
 {
-	struct val cur = emit_expr(em, n->lhs);
-	const char *t = new_long(em);
-	const char *d = n->op[0] == '+' ? "+" : "-";
+	struct node *lhs = n->lhs;
+	struct val one = long_val("1"), cur, res;
+	const char *p = NULL;
 
-	emit_line(em, "%s = (int64_t)((uint64_t)%s %s 1);", t, cur.c, d);
-	store(em, n->lhs, long_val(t));
-	return post ? cur : long_val(t);
+	if (!assignable(em, lhs))
+		return long_val("0");
+	if (lhs->kind == N_INDEX) {
+		struct index_keys k = emit_index_keys(em, lhs);
+
+		p = emit_index_insert(em, lhs, &k);
+		cur = read_slot(em, p, TY_LONG);
+	} else {
+		cur = emit_expr(em, lhs);
+	}
+	res = apply_binary(em, n, n->op[0] == '+' ? "+" : "-", cur, one);
+	if (p)
+		store_slot(em, p, res);
+	else
+		store_var(em, lhs, res);
+	return post ? cur : res;
 }
 
 static struct val emit_ternary(struct emitter *em, struct node *n)
@@ -438,8 +503,15 @@ static struct val emit_print(struct emitter *em, struct node *n)
 			delim = emit_expr(em, args);
 			args = args->next;
 		}
-		for (struct node *a = args; a && nv < 64; a = a->next)
+		for (struct node *a = args; a && nv < 64; a = a->next) {
+			/* histograms print straight away, in argument order */
+			if (a->kind == N_HIST && !to_string) {
+				vals[nv++] = (struct val){ .type = TY_UNKNOWN, .c = NULL, .str_temp =
+							   false };
+				continue;
+			}
 			vals[nv++] = emit_expr(em, a);
+		}
 		if (to_string) {
 			dst = new_str(em);
 			emit_line(em, "%s[0] = 0;", dst);
@@ -452,7 +524,13 @@ static struct val emit_print(struct emitter *em, struct node *n)
 					emit_line(em, "utap_print_bytes(c, %s, strlen(%s));", delim.c,
 						  delim.c);
 			}
-			if (to_string && vals[i].type == TY_STRING)
+			if (!vals[i].c) {
+				struct node *a = args;
+
+				for (int j = 0; j < i; j++)
+					a = a->next;
+				emit_print_hist(em, a);
+			} else if (to_string && vals[i].type == TY_STRING)
 				emit_line(em, "utap_strlcat(%s, %s, MAXSTRINGLEN);", dst, vals[i].c);
 			else if (to_string)
 				emit_line(em, "utap_strcat_long(%s, %s);", dst, vals[i].c);
@@ -562,6 +640,20 @@ static struct val emit_expr(struct emitter *em, struct node *n)
 	case N_CAST:
 	case N_ENTRY:
 		return em->probe->prov->emit_target_var(em, em->probe, n);
+	case N_INDEX:
+		if (n->sym && n->sym->type == TY_STATS) {
+			error_at(n->loc, "'%s' is a statistics aggregate; read it with @count, "
+				 "@sum, @min, @max, @avg or @hist_*", n->sym->name);
+			return long_val("0");
+		}
+		return emit_index_read(em, n);
+	case N_IN:
+		return emit_in(em, n);
+	case N_STATOP:
+		return emit_stat_op(em, n);
+	case N_AGG_ADD:
+		emit_agg_add(em, n);
+		return long_val("0");
 	default:
 		error_at(n->loc, "this construct is not supported by the code generator yet");
 		return long_val("0");
@@ -656,16 +748,22 @@ static void emit_return(struct emitter *em, struct node *n)
 
 static void emit_delete(struct emitter *em, struct node *n)
 {
-	if (n->lhs->kind == N_VAR) {
-		const char *lv = var_lvalue(n->lhs->sym);
+	struct node *t = n->lhs;
 
-		if (n->lhs->sym->type == TY_STRING)
+	if (t->kind == N_VAR && t->sym->arity <= 0 && t->sym->type != TY_STATS) {
+		const char *lv = var_lvalue(t->sym);
+
+		if (t->sym->type == TY_STRING)
 			emit_line(em, "%s[0] = 0;", lv);
 		else
 			emit_line(em, "%s = 0;", lv);
 		return;
 	}
-	error_at(n->loc, "'delete' of arrays is not supported by the code generator yet");
+	if ((t->kind == N_VAR || t->kind == N_INDEX) && t->sym && t->sym->kind == SYM_GLOBAL) {
+		emit_delete_global(em, t);
+		return;
+	}
+	error_at(n->loc, "'delete' needs a variable, an array or an array element");
 }
 
 static void emit_try(struct emitter *em, struct node *n)
@@ -736,6 +834,9 @@ static void emit_stmt(struct emitter *em, struct node *n)
 	case N_TRY:
 		emit_try(em, n);
 		break;
+	case N_FOREACH:
+		emit_foreach(em, n, emit_stmt);
+		break;
 	case N_EMBED:
 		emit_line(em, "{");
 		sb_puts(em->out, n->str);
@@ -789,13 +890,16 @@ static void begin_function(struct emitter *em, struct strbuf *body)
 }
 
 static void flush_function(struct emitter *em, const char *signature, const char *frame_decl,
-			   struct strbuf *body)
+			   struct strbuf *body, const char *prologue, const char *epilogue)
 {
 	sb_printf(&em->funcs, "%s\n{\n\t%s\n", signature, frame_decl);
 	for (int i = 0; i < em->nlong; i++)
 		sb_printf(&em->funcs, "\tint64_t t%d;\n", i);
+	if (prologue)
+		sb_puts(&em->funcs, prologue);
 	sb_putn(&em->funcs, body->buf ? body->buf : "", body->len);
-	sb_printf(&em->funcs, "out: __attribute__((unused));\n\t;\n}\n\n");
+	sb_printf(&em->funcs, "out: __attribute__((unused));\n\t;\n%s}\n\n",
+		  epilogue ? epilogue : "");
 	sb_free(body);
 }
 
@@ -815,7 +919,7 @@ static void emit_embedded_function(struct emitter *em, struct function *fn)
 	em->nlong = 0;
 	flush_function(em, arena_printf("static void utap_fn_%s(struct utap_context *c)", m),
 		       arena_printf("struct utap_frame_%s *l __attribute__((unused)) = "
-				    "&UTAP_FRAME(c, c->nesting)->%s;", m, m), &body);
+				    "&UTAP_FRAME(c, c->nesting)->%s;", m, m), &body, NULL, NULL);
 }
 
 static void emit_function(struct emitter *em, struct function *fn)
@@ -836,13 +940,16 @@ static void emit_function(struct emitter *em, struct function *fn)
 	emit_frame_struct(em, m, fn->locals, fn->ret, fn->ret != TY_UNKNOWN, em->maxstr);
 	flush_function(em, arena_printf("static void utap_fn_%s(struct utap_context *c)", m),
 		       arena_printf("struct utap_frame_%s *l __attribute__((unused)) = "
-				    "&UTAP_FRAME(c, c->nesting)->%s;", m, m), &body);
+				    "&UTAP_FRAME(c, c->nesting)->%s;", m, m), &body, NULL, NULL);
 }
 
 static void emit_handler(struct emitter *em, struct derived_probe *d)
 {
 	const char *m = arena_printf("p%d", d->handler);
 	struct strbuf body = { 0 };
+
+	int nlocks;
+	const char *locks = emit_handler_locks(em, d, &nlocks);
 
 	begin_function(em, &body);
 	em->probe = d;
@@ -857,10 +964,14 @@ static void emit_handler(struct emitter *em, struct derived_probe *d)
 	emit_stmt(em, d->body);
 	emit_frame_struct(em, m, d->locals, TY_UNKNOWN, false, em->maxstr);
 	sb_printf(&em->protos, "static void utap_probe_%d(struct utap_context *c);\n", d->handler);
+	/* a handler that cannot get its globals' locks is skipped, as in stap */
 	flush_function(em, arena_printf("static void utap_probe_%d(struct utap_context *c)",
 					d->handler),
 		       arena_printf("struct utap_frame_%s *l __attribute__((unused)) = "
-				    "&UTAP_FRAME(c, 0)->%s;", m, m), &body);
+				    "&UTAP_FRAME(c, 0)->%s;", m, m), &body,
+		       locks ? arena_printf("\tif (!utap_lock_globals(%s, %d))\n\t\treturn;\n", locks,
+					    nlocks) : NULL,
+		       locks ? arena_printf("\tutap_unlock_globals(%s, %d);\n", locks, nlocks) : NULL);
 }
 
 void emit_run_handler(struct strbuf *sb, const struct derived_probe *d, const char *state,
@@ -871,25 +982,6 @@ void emit_run_handler(struct strbuf *sb, const struct derived_probe *d, const ch
 	sb_printf(sb, "%s\tutap_probe_%d(c);\n", indent, d->handler);
 	sb_printf(sb, "%s\tutap_context_leave(c);\n", indent);
 	sb_printf(sb, "%s}\n", indent);
-}
-
-static void emit_globals(struct emitter *em)
-{
-	for (struct global *g = em->s->globals; g; g = g->next) {
-		struct symbol *s = g->sym;
-
-		if (s->arity > 0) {
-			error_at(s->loc, "global arrays are not supported by the code generator yet");
-			continue;
-		}
-		if (s->type == TY_STRING)
-			sb_printf(&em->top, "static char utap_g_%s[MAXSTRINGLEN]%s;\n", s->name,
-				  g->init ? arena_printf(" = %s", c_string_literal(g->init->str,
-						g->init->str_len)) : "");
-		else
-			sb_printf(&em->top, "static int64_t utap_g_%s%s;\n", s->name,
-				  g->init ? arena_printf(" = %s", num_literal(g->init->num)) : "");
-	}
 }
 
 static void emit_probe_table(struct emitter *em)
@@ -992,6 +1084,13 @@ int translate(struct session *s)
 			emit_handler(&em, d);
 	}
 	emit_providers(&em);
+	emit_global_autoprint(&em);
+	if (em.autoprint.len) {
+		sb_puts(&em.top, "static const struct utap_probe utap_autoprint_probe = { .pp = "
+			"\"end\", .index = -1 };\n");
+		sb_printf(&em.end, "\tc = utap_context_enter(&utap_autoprint_probe, UTAP_STOPPING);\n"
+			  "\tif (c) {\n%s\t\tutap_context_leave(c);\n\t}\n", em.autoprint.buf);
+	}
 	if (diag_errors)
 		return -1;
 	assemble(&em, &out);

@@ -41,6 +41,7 @@ struct emitter {
 	struct strbuf unreg;	/* utap_gen_unregister body */
 	struct strbuf begin;	/* utap_gen_begin body */
 	struct strbuf end;	/* utap_gen_end body */
+	struct strbuf autoprint;	/* globals stap prints at the end */
 	int nfmts;
 	int nunion;		/* members of union utap_frame */
 	struct strbuf unionm;	/* union utap_frame members */
@@ -56,6 +57,31 @@ const char *emit_new_str(struct emitter *em);
 void emit_fail(struct emitter *em, const char *msg, const struct node *n);
 const char *c_string_literal(const char *s, size_t len);
 const char *c_near(const struct node *n);
+
+/* the value of an expression (emit.c) */
+struct val emit_value(struct emitter *em, struct node *n);
+
+/* emit_data.c: globals, arrays, statistics, foreach, locks */
+void emit_globals(struct emitter *em);
+const char *emit_handler_locks(struct emitter *em, struct derived_probe *d, int *count);
+struct index_keys {
+	const char *decl;	/* "union utap_key kN[] = {...};" */
+	const char *name;
+	unsigned mask;		/* bit i set: key i given (else a '*' wildcard) */
+};
+struct val emit_index_read(struct emitter *em, struct node *n);
+struct index_keys emit_index_keys(struct emitter *em, struct node *n);
+/* the element's value slot ("void *" C name), created if missing; fails when full */
+const char *emit_index_insert(struct emitter *em, struct node *n, const struct index_keys *k);
+struct val emit_in(struct emitter *em, struct node *n);
+void emit_delete_global(struct emitter *em, struct node *target);
+void emit_agg_add(struct emitter *em, struct node *n);
+struct val emit_stat_op(struct emitter *em, struct node *n);
+void emit_print_hist(struct emitter *em, struct node *n);
+void emit_foreach(struct emitter *em, struct node *n,
+		  void (*body)(struct emitter *, struct node *));
+void emit_reads(struct emitter *em, struct node *n, unsigned char *read);
+void emit_global_autoprint(struct emitter *em);
 
 /* C to enter a handler's context and run it; used by provider glue. */
 void emit_run_handler(struct strbuf *sb, const struct derived_probe *d, const char *state,

@@ -353,7 +353,7 @@ static int pass2(struct session *s)
 		return -1;
 	for (struct function *f = s->functions; f; f = f->next_used)
 		nfn++;
-	for (struct global *g = s->globals; g; g = g->next)
+	for (struct global *g = s->globals; g; g = g->next_used)
 		nglob++;
 	for (struct embed *e = s->embeds; e; e = e->next)
 		nemb++;

@@ -445,7 +445,7 @@ static void check_symbol(const struct symbol *sym, const char *owner)
 
 static void check_unknowns(struct session *s)
 {
-	for (struct global *g = s->globals; g; g = g->next)
+	for (struct global *g = s->globals; g; g = g->next_used)
 		check_symbol(g->sym, "global");
 	for (struct function *fn = s->functions; fn; fn = fn->next_used)
 		for (struct symbol *l = fn->locals; l; l = l->next)
@@ -466,7 +466,7 @@ static void check_unknowns(struct session *s)
 int infer_types(struct session *s)
 {
 	/* global initializers fix their types up front */
-	for (struct global *g = s->globals; g; g = g->next)
+	for (struct global *g = s->globals; g; g = g->next_used)
 		if (g->init)
 			unify(&g->sym->type, g->init->type, g->sym->loc, sym_what(g->sym));
 	for (int round = 0; round < 100; round++) {

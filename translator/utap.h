@@ -265,14 +265,24 @@ struct symbol {
 	int index;		/* position among the owner's locals/params or globals */
 };
 
+/* The histogram (and @variance bit shift) a statistics global is read with. */
+struct hist_info {
+	int type;		/* 0 none, 1 log, 2 linear */
+	int64_t start, stop, interval;
+	int bit_shift;
+	struct loc loc;
+};
+
 struct global {
 	struct symbol *sym;
+	struct hist_info hist;
 	struct node *init;	/* literal initializer */
 	long size;		/* global a[SIZE] */
 	bool wrap;		/* global a% */
 	bool used;
 	const struct source *src;
-	struct global *next;
+	struct global *next;		/* in its file */
+	struct global *next_used;	/* in session->globals */
 };
 
 struct function {
@@ -292,6 +302,8 @@ struct function {
 	const struct source *src;
 	struct function *next;		/* in its file */
 	struct function *next_used;	/* in session->functions */
+	unsigned char *access;		/* per global: none, read, write (emit_data.c) */
+	bool reads_walked;
 	const char *cname;
 };
 

@@ -53,7 +53,7 @@ size_t utap_map_memsize(const struct utap_map_spec *spec)
 	size_t n = spec->maxentries;
 
 	return ALIGN8(bucket_count(spec->maxentries) * sizeof(u32)) +
-	       3 * ALIGN8(n * sizeof(u32)) + 2 * n * sizeof(void *) + n * entry_size(spec);
+	       3 * ALIGN8(n * sizeof(u32)) + n * sizeof(void *) + n * entry_size(spec);
 }
 
 void utap_map_init(struct utap_map *m, const struct utap_map_spec *spec, void *mem)
@@ -73,8 +73,6 @@ void utap_map_init(struct utap_map *m, const struct utap_map_spec *spec, void *m
 	p += ALIGN8(n * sizeof(u32));
 	m->age_prev = (u32 *)p;
 	p += ALIGN8(n * sizeof(u32));
-	m->sorted = (void **)p;
-	p += n * sizeof(void *);
 	m->sort_tmp = (void **)p;
 	p += n * sizeof(void *);
 	m->entries = p;
@@ -291,6 +289,11 @@ bool utap_map_delete(struct utap_map *m, const union utap_key *keys)
 	return true;
 }
 
+void utap_map_delete_entry(struct utap_map *m, void *entry)
+{
+	remove_entry(m, (u32)(((u8 *)entry - m->entries) / m->entry_size) + 1);
+}
+
 s64 utap_map_key_long(const struct utap_map *m, const void *entry, int i)
 {
 	return *(const s64 *)((const u8 *)entry + key_offset(m->spec, i));
@@ -364,20 +367,53 @@ static void merge_sort(const struct sort_by *by, void **a, void **tmp, u32 n)
 	}
 }
 
-u32 utap_map_sort(struct utap_map *m, int col, int dir, int stat_op, s64 limit)
+void *utap_map_first(const struct utap_map *m)
+{
+	return m->oldest ? entry_at(m, m->oldest) : NULL;
+}
+
+void *utap_map_next(const struct utap_map *m, const void *entry)
+{
+	u32 idx = (u32)(((const u8 *)entry - m->entries) / m->entry_size);
+	u32 next = m->age_next[idx];
+
+	return next ? entry_at(m, next) : NULL;
+}
+
+u32 utap_map_sort(struct utap_map *m, void **out, int col, int dir, int stat_op, s64 limit)
 {
 	struct sort_by by = { .m = m, .col = col, .dir = dir ? dir : 1, .stat_op = stat_op };
 	u32 n = 0, idx = m->oldest;
 
 	while (idx && n < m->spec->maxentries) {
-		m->sorted[n++] = entry_at(m, idx);
+		out[n++] = entry_at(m, idx);
 		idx = m->age_next[idx - 1];
 	}
-	if (col != 0 && dir != 0)
-		merge_sort(&by, m->sorted, m->sort_tmp, n);
+	if (col != 0)
+		merge_sort(&by, out, m->sort_tmp, n);
 	if (limit >= 0 && (u64)limit < n)
 		n = (u32)limit;
 	return n;
+}
+
+bool utap_map_entry_matches(const struct utap_map *m, const void *entry,
+			    const union utap_key *keys, u32 mask)
+{
+	const struct utap_map_spec *spec = m->spec;
+	int i;
+
+	for (i = 0; i < spec->nkeys; i++) {
+		if (!(mask & (1u << i)))
+			continue;
+		if (spec->keytype[i] == UTAP_T_STRING) {
+			if (!key_str_equal(utap_map_key_str(m, entry, i), keys[i].s,
+					   spec->strlen_max))
+				return false;
+		} else if (utap_map_key_long(m, entry, i) != keys[i].l) {
+			return false;
+		}
+	}
+	return true;
 }
 
 int utap_map_merge_stats(struct utap_map *dst, struct utap_map *src)

@@ -45,8 +45,7 @@ struct utap_map {
 	u32 *chain;			/* next in chain, or next free */
 	u32 *age_next, *age_prev;	/* insertion order links */
 	u8 *entries;
-	void **sorted;			/* foreach scratch: maxentries pointers */
-	void **sort_tmp;		/* merge sort scratch */
+	void **sort_tmp;		/* merge sort scratch (the caller holds the array exclusively) */
 };
 
 /* Bytes of memory utap_map_init needs for this spec. */
@@ -62,19 +61,28 @@ void *utap_map_find(struct utap_map *m, const union utap_key *keys);
  */
 void *utap_map_insert(struct utap_map *m, const union utap_key *keys);
 bool utap_map_delete(struct utap_map *m, const union utap_key *keys);
+void utap_map_delete_entry(struct utap_map *m, void *entry);
 
 /* Entry access for foreach: entries are the opaque pointers utap_map_sort gives. */
 s64 utap_map_key_long(const struct utap_map *m, const void *entry, int i);
 const char *utap_map_key_str(const struct utap_map *m, const void *entry, int i);
 void *utap_map_value(const struct utap_map *m, const void *entry);
 
+/* Insertion order, for foreach without sorting: NULL after the last. */
+void *utap_map_first(const struct utap_map *m);
+void *utap_map_next(const struct utap_map *m, const void *entry);
+
 /*
- * Puts the entries into m->sorted and returns how many. col 0: insertion
- * order; col -1: by value (statistics by the aggregate op in stat_op);
- * col k: by key k (1-based). dir +1 ascending, -1 descending; equal keys
- * keep insertion order. limit >= 0 truncates the result.
+ * Puts the entries into out[] (room for maxentries) and returns how many.
+ * col -1: by value (statistics by the aggregate op stat_op); col k: by key
+ * k (1-based). dir +1 ascending, -1 descending; equal elements keep
+ * insertion order. limit >= 0 truncates the result.
  */
-u32 utap_map_sort(struct utap_map *m, int col, int dir, int stat_op, s64 limit);
+u32 utap_map_sort(struct utap_map *m, void **out, int col, int dir, int stat_op, s64 limit);
+
+/* Does entry match keys? Keys whose bit is clear in mask are wildcards (a[*, k]). */
+bool utap_map_entry_matches(const struct utap_map *m, const void *entry,
+			    const union utap_key *keys, u32 mask);
 
 /* Adds every statistics entry of src into dst (same spec): per-CPU maps into one. */
 int utap_map_merge_stats(struct utap_map *dst, struct utap_map *src);

@@ -37,6 +37,8 @@
 #include "port.h"
 #include "str.h"
 #include "format.h"
+#include "map.h"
+#include "stats.h"
 #include "wire.h"
 
 /* One entry per derived probe; pp() and error messages use it. */
@@ -92,9 +94,12 @@ static size_t utap_gen_frame_size(void);
 	} while (0)
 
 #include "format.c"
+#include "stats.c"
+#include "map.c"
 #include "transport.c"
 #include "context.c"
 #include "print.c"
+#include "globals.c"
 #include "control.c"
 
 #endif /* UTAP_RUNTIME_H */

@@ -150,7 +150,7 @@ s64 utap_stat_get(const struct utap_stat *st, const struct utap_hist_spec *spec,
 
 struct hout {
 	char *buf;
-	size_t size, len;
+	size_t size, skip, len;
 };
 
 static void hput(struct hout *o, const char *s, size_t n)
@@ -158,8 +158,8 @@ static void hput(struct hout *o, const char *s, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++, o->len++)
-		if (o->len < o->size)
-			o->buf[o->len] = s[i];
+		if (o->len >= o->skip && o->len - o->skip < o->size)
+			o->buf[o->len - o->skip] = s[i];
 }
 
 static void hpad(struct hout *o, char c, int n)
@@ -271,10 +271,10 @@ static int value_space(const struct utap_hist_spec *spec, u32 low, u32 high)
 	return a > 5 ? a : 5;
 }
 
-size_t utap_hist_format(char *buf, size_t size, const struct utap_stat *st,
+size_t utap_hist_format(char *buf, size_t size, size_t skip, const struct utap_stat *st,
 			const struct utap_hist_spec *spec)
 {
-	struct hout o = { .buf = buf, .size = size };
+	struct hout o = { .buf = buf, .size = size, .skip = skip };
 	u32 low, high, i;
 	s64 max, scale;
 	int val_space, cnt_space, dashes;

@@ -40,8 +40,11 @@ void utap_stat_merge(struct utap_stat *dst, const struct utap_stat *src,
 		     const struct utap_hist_spec *spec);
 /* The value of an aggregate op; count 0 gives 0 for every op (callers check emptiness). */
 s64 utap_stat_get(const struct utap_stat *st, const struct utap_hist_spec *spec, int op);
-/* SystemTap's histogram text; returns the length it needs (snprintf semantics, no NUL). */
-size_t utap_hist_format(char *buf, size_t size, const struct utap_stat *st,
+/*
+ * SystemTap's histogram text, bytes [skip, skip + size) of it into buf (so a
+ * long histogram can be produced in pieces); returns the whole length.
+ */
+size_t utap_hist_format(char *buf, size_t size, size_t skip, const struct utap_stat *st,
 			const struct utap_hist_spec *spec);
 
 #endif
