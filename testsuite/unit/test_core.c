@@ -172,23 +172,31 @@ TEST(map_sort_orders)
 	const char *names[] = { "b", "d", "a", "c" };
 	s64 vals[] = { 3, 1, 3, 2 };
 	union utap_key k;
-	u32 n;
+	void *sorted[8];
+	u32 n = 0;
 
 	for (int i = 0; i < 4; i++) {
 		k.s = names[i];
 		*(s64 *)utap_map_insert(m, &k) = vals[i];
 	}
-	n = utap_map_sort(m, 0, 0, 0, -1);	/* insertion order */
+	for (void *e = utap_map_first(m); e; e = utap_map_next(m, e))
+		sorted[n++] = e;	/* insertion order */
 	CHECK_INT(n, 4);
-	CHECK_STR(utap_map_key_str(m, m->sorted[0], 0), "b");
-	CHECK_STR(utap_map_key_str(m, m->sorted[3], 0), "c");
-	n = utap_map_sort(m, 1, 1, 0, -1);	/* keys ascending */
-	CHECK_STR(utap_map_key_str(m, m->sorted[0], 0), "a");
-	CHECK_STR(utap_map_key_str(m, m->sorted[3], 0), "d");
-	n = utap_map_sort(m, -1, -1, 0, 2);	/* values descending, stable, limit 2 */
+	CHECK_STR(utap_map_key_str(m, sorted[0], 0), "b");
+	CHECK_STR(utap_map_key_str(m, sorted[3], 0), "c");
+	n = utap_map_sort(m, sorted, 1, 1, 0, -1);	/* keys ascending */
+	CHECK_STR(utap_map_key_str(m, sorted[0], 0), "a");
+	CHECK_STR(utap_map_key_str(m, sorted[3], 0), "d");
+	n = utap_map_sort(m, sorted, -1, -1, 0, 2);	/* values descending, stable, limit 2 */
 	CHECK_INT(n, 2);
-	CHECK_STR(utap_map_key_str(m, m->sorted[0], 0), "b");
-	CHECK_STR(utap_map_key_str(m, m->sorted[1], 0), "a");
+	CHECK_STR(utap_map_key_str(m, sorted[0], 0), "b");
+	CHECK_STR(utap_map_key_str(m, sorted[1], 0), "a");
+	{
+		union utap_key kk = { .s = "c" };
+
+		CHECK(utap_map_entry_matches(m, sorted[0], &kk, 0));	/* all wildcards */
+		CHECK(!utap_map_entry_matches(m, sorted[0], &kk, 1));
+	}
 }
 
 static struct utap_stat *new_stat(const struct utap_hist_spec *spec)
@@ -241,7 +249,7 @@ TEST(hist_log_text)
 	for (int i = 0; i < 5; i++)
 		utap_stat_add(st, &spec, 3);
 	utap_stat_add(st, &spec, 7);
-	n = utap_hist_format(out, sizeof(out) - 1, st, &spec);
+	n = utap_hist_format(out, sizeof(out) - 1, 0, st, &spec);
 	out[n] = 0;
 	CHECK_STR(out, want);
 }
@@ -269,7 +277,7 @@ TEST(hist_log_elision_and_scale)
 		utap_stat_add(st, &spec, 1);
 	utap_stat_add(st, &spec, 5000);
 	utap_stat_add(st, &spec, 4096);
-	n = utap_hist_format(out, sizeof(out) - 1, st, &spec);
+	n = utap_hist_format(out, sizeof(out) - 1, 0, st, &spec);
 	out[n] = 0;
 	CHECK_STR(out, want);
 }
@@ -300,9 +308,23 @@ TEST(hist_linear_text)
 	utap_stat_add(st, &spec, 9);
 	for (int i = 0; i < 3; i++)
 		utap_stat_add(st, &spec, 1000);
-	n = utap_hist_format(out, sizeof(out) - 1, st, &spec);
+	n = utap_hist_format(out, sizeof(out) - 1, 0, st, &spec);
 	out[n] = 0;
 	CHECK_STR(out, want);
+	{
+		/* produced in 7-byte pieces, the text is the same */
+		char piece[7], whole[1024];
+		size_t off;
+
+		for (off = 0; off < n; off += sizeof(piece)) {
+			size_t total = utap_hist_format(piece, sizeof(piece), off, st, &spec);
+
+			CHECK_INT(total, n);
+			memcpy(whole + off, piece, n - off < sizeof(piece) ? n - off : sizeof(piece));
+		}
+		whole[n] = 0;
+		CHECK_STR(whole, want);
+	}
 }
 
 TEST(strings_bounded)
