@@ -72,6 +72,8 @@ struct utap_context {
 	const char *last_error;		/* set by a failing statement */
 	const char *last_near;		/* "operator '/' at file:line:col" */
 	char error_buf[MAXSTRINGLEN];	/* for messages built at run time */
+	char tok_buf[MAXSTRINGLEN];	/* tokenize(): the string being split */
+	char *tok_pos;
 	u32 printlen;
 	u32 nprints;
 	char printbuf[UTAP_PRINTBUF];
