@@ -646,6 +646,38 @@ static void corrupt_elf(void)
 	free(copy);
 }
 
+/* Inputs the fuzzer once broke the builder with (testsuite/fuzz/corpus/uwbuild). */
+static void fuzz_regressions(void)
+{
+	static const char *const names[] = { "cfa-expr-one-op", "huge-register-number" };
+	struct uw_build_stats st;
+	struct uw_blob b;
+	char path[4096], err[256];
+	size_t i, len;
+
+	for (i = 0; i < ARRAY_SIZE(names); i++) {
+		static char img[1 << 16];
+		FILE *f;
+		Elf *elf;
+
+		snprintf(path, sizeof(path), "%s/../../testsuite/fuzz/corpus/uwbuild/%s",
+			 uwsnap_progdir(), names[i]);
+		f = fopen(path, "rb");
+		CHECK(f != NULL);
+		if (!f)
+			continue;
+		len = fread(img, 1, sizeof(img), f);
+		fclose(f);
+		elf = elf_memory(img, len);
+		if (elf && !uw_build_elf(elf, NULL, NULL, &b, &st, err, sizeof(err))) {
+			CHECK_INT(uw_table_validate(b.data, b.len), 0);
+			uw_blob_free(&b);
+		}
+		if (elf)
+			elf_end(elf);
+	}
+}
+
 int main(void)
 {
 	unit_prog = "test_uwbuild";
@@ -663,5 +695,6 @@ int main(void)
 	RUN(plt_synthesized);
 	RUN(sigreturn_by_code);
 	RUN(corrupt_elf);
+	RUN(fuzz_regressions);
 	return unit_done();
 }

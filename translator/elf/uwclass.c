@@ -110,7 +110,8 @@ static bool classify_cfa(Dwarf_Frame *frame, bool signal, struct uwt_rule *r)
 		return false;
 	r->cfa_reg = reg;
 	r->cfa_off = off;
-	if (n == 1 && ops[0].atom == DW_OP_bregx) {
+	/* DW_CFA_def_cfa, or an expression that is just "bregN off" */
+	if (n == 1) {
 		r->kind = UWT_CFA_REG;
 		return true;
 	}
