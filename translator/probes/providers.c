@@ -2,8 +2,14 @@
 #include "provider.h"
 
 extern const struct provider provider_begin_end;
+extern const struct provider provider_process_code;
+extern const struct provider provider_kprobe;
+extern const struct provider provider_kernel_function;
 
 const struct provider *const providers[] = {
 	&provider_begin_end,
+	&provider_process_code,
+	&provider_kprobe,
+	&provider_kernel_function,
 	NULL,
 };

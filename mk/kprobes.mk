@@ -1,0 +1,3 @@
+# Kernel probe families (kprobe, kernel.function, timer, perf, tracepoints,
+# error) and the target kernel's symbol list.
+UTAP_SRCS += translator/ksyms.c translator/probes/kprobe.c translator/probes/kernel_function.c

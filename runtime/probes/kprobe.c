@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kprobe.c - kprobe and kretprobe probes (kprobe.*, kernel.function,
+ * module().function, kernel.statement), registered by symbol name so that
+ * no kernel address is needed when the module is built.
+ *
+ * The generated code defines one table of struct utap_kprobe per family and
+ * calls utap_kprobes_register() / utap_kprobes_unregister() on it.
+ * Unregistering is batched: the kernel waits for an RCU grace period once
+ * for the whole batch, after which no handler of ours can be running or
+ * start (kprobe handlers run with preemption disabled; a kretprobe's rethook
+ * handler is cleared before that grace period).
+ */
+#ifndef UTAP_PROBES_KPROBE_C
+#define UTAP_PROBES_KPROBE_C
+
+#include <linux/kprobes.h>
+#include "probes/regs.c"
+
+enum utap_kprobe_flags {
+	UTAP_KP_RETURN = 1,	/* a kretprobe */
+	UTAP_KP_OPTIONAL = 2,	/* '?': a registration failure skips it silently */
+	UTAP_KP_SOFT = 4,	/* one of a wildcard's matches: a failure warns and skips */
+};
+
+struct utap_kprobe {
+	const struct utap_probe *probe;
+	void (*handler)(struct utap_context *c);
+	const char *symbol;	/* "name" or "module:name"; NULL when addr is set */
+	unsigned long addr;	/* kernel.statement(ADDR).absolute */
+	unsigned int flags;
+	int maxactive;		/* kretprobes: instances; 0 for the default */
+	bool registered;
+	union {
+		struct kprobe kp;
+		struct kretprobe rp;
+	} u;
+};
+
+/* Runs one handler with the probe's registers; the context is per CPU. */
+static void utap_kprobe_run(struct utap_kprobe *p, struct pt_regs *regs, void *hit)
+{
+	struct utap_context *c = utap_context_enter(p->probe, UTAP_RUNNING);
+
+	if (!c)
+		return;
+	c->regs = regs;
+	c->user_mode = false;
+	c->probe_data = hit;
+	utap_regs_reset_syscall();
+	p->handler(c);
+	utap_context_leave(c);
+}
+
+static int utap_kprobe_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	struct utap_kprobe *p = container_of(kp, struct utap_kprobe, u.kp);
+	unsigned long ip = instruction_pointer(regs);
+
+	/*
+	 * The breakpoint left the IP one byte past the probed instruction;
+	 * handlers see the probed address, as if nothing had been inserted
+	 * (stap does the same). The kernel gets its own value back.
+	 */
+	instruction_pointer_set(regs, (unsigned long)kp->addr);
+	utap_kprobe_run(p, regs, NULL);
+	instruction_pointer_set(regs, ip);
+	return 0;
+}
+
+static int utap_kretprobe_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	struct kretprobe *rp = get_kretprobe(ri);
+
+	/* the IP is already the address returned to */
+	if (rp)
+		utap_kprobe_run(container_of(rp, struct utap_kprobe, u.rp), regs, ri);
+	return 0;
+}
+
+static const char *utap_kprobe_why(int rc)
+{
+	switch (rc) {
+	case -EINVAL:
+		return "the kernel refuses to probe there (blacklisted, entry or noinstr "
+		       "code, or not an instruction boundary)";
+	case -ENOENT:
+		return "no such symbol in the running kernel (or its module is not loaded)";
+	case -EILSEQ:
+		return "not an instruction boundary";
+	case -EBUSY:
+		return "the address is already in use by another kind of probe";
+	case -ENOMEM:
+		return "out of memory";
+	case -EOPNOTSUPP:
+		return "not supported by this kernel";
+	default:
+		return "registration failed";
+	}
+}
+
+static int utap_kprobe_register_one(struct utap_kprobe *p)
+{
+	struct kprobe *kp = (p->flags & UTAP_KP_RETURN) ? &p->u.rp.kp : &p->u.kp;
+
+	memset(&p->u, 0, sizeof(p->u));
+	if (p->symbol)
+		kp->symbol_name = p->symbol;
+	else
+		kp->addr = (kprobe_opcode_t *)p->addr;
+	if (!(p->flags & UTAP_KP_RETURN)) {
+		kp->pre_handler = utap_kprobe_pre;
+		return register_kprobe(kp);
+	}
+	p->u.rp.handler = utap_kretprobe_ret;
+	/* instances for tasks inside the function at once; a shortage is counted as skipped */
+	p->u.rp.maxactive = p->maxactive ? p->maxactive :
+			    max_t(int, 20, 8 * (int)num_possible_cpus());
+	return register_kretprobe(&p->u.rp);
+}
+
+/* 0, or the error of the first probe whose failure ends the session. */
+static int utap_kprobes_register(struct utap_kprobe *tab, int n)
+{
+	int i, rc;
+
+	for (i = 0; i < n; i++) {
+		struct utap_kprobe *p = &tab[i];
+
+		p->registered = false;
+		rc = utap_kprobe_register_one(p);
+		if (rc == 0) {
+			p->registered = true;
+			continue;
+		}
+		if (p->flags & UTAP_KP_OPTIONAL)
+			continue;
+		if (p->flags & UTAP_KP_SOFT) {
+			utap_warn("probe %s registration error (rc %d): %s; skipped", p->probe->pp,
+				  rc, utap_kprobe_why(rc));
+			continue;
+		}
+		utap_err("probe %s registration error (rc %d): %s", p->probe->pp, rc,
+			 utap_kprobe_why(rc));
+		return rc;
+	}
+	return 0;
+}
+
+/*
+ * Unregisters what is registered, in two batches (one grace period each).
+ * kps and rps are scratch arrays of n entries. Probes skipped because their
+ * CPU was busy, and returns missed for want of instances, count as skipped.
+ */
+static void utap_kprobes_unregister(struct utap_kprobe *tab, int n, struct kprobe **kps,
+				    struct kretprobe **rps)
+{
+	int i, nk = 0, nr = 0;
+
+	for (i = 0; i < n; i++) {
+		if (!tab[i].registered)
+			continue;
+		if (tab[i].flags & UTAP_KP_RETURN)
+			rps[nr++] = &tab[i].u.rp;
+		else
+			kps[nk++] = &tab[i].u.kp;
+	}
+	if (nk)
+		unregister_kprobes(kps, nk);
+	if (nr)
+		unregister_kretprobes(rps, nr);
+	for (i = 0; i < n; i++) {
+		if (!tab[i].registered)
+			continue;
+		tab[i].registered = false;
+		if (tab[i].flags & UTAP_KP_RETURN)
+			atomic_add(tab[i].u.rp.nmissed + (int)tab[i].u.rp.kp.nmissed,
+				   &utap_skipped);
+		else
+			atomic_add((int)tab[i].u.kp.nmissed, &utap_skipped);
+	}
+}
+
+#endif /* UTAP_PROBES_KPROBE_C */

@@ -1,0 +1,186 @@
+/*
+ * kernel_function.c - kernel.function("f")[.call|.return], module("m").function("f")
+ * and kernel.statement(ADDR).absolute, served by kprobes on symbol names.
+ *
+ * stap resolves these with the kernel's DWARF debuginfo (a separate 5.6 GB
+ * package on Debian); utap needs only the kernel's symbol list, so a
+ * function is named without "@file:line", .inline matches nothing (inlined
+ * code has no symbol), and target variables are $return in return probes.
+ */
+#include "kprobe.h"
+#include "emit.h"
+
+#include <string.h>
+
+struct fn_suffix {
+	bool is_return;
+	bool is_call;
+	bool is_inline;
+	int64_t maxactive;
+	const char *text;	/* the suffix as pp() shows it */
+};
+
+static bool kernel_function_match(const struct probe_point *pp)
+{
+	const struct pp_component *c = pp->comps;
+
+	if (!strcmp(c->name, "module"))
+		return c->next && !strcmp(c->next->name, "function");
+	return !strcmp(c->name, "kernel") && c->next &&
+	       (!strcmp(c->next->name, "function") || !strcmp(c->next->name, "statement"));
+}
+
+static const char *kernel_pp(const char *module, const char *func, const char *suffix)
+{
+	if (module)
+		return arena_printf("module(\"%s\").function(\"%s\")%s", module, func, suffix);
+	return arena_printf("kernel.function(\"%s\")%s", func, suffix);
+}
+
+static int parse_suffix(const struct pp_component *c, struct fn_suffix *f, struct loc loc)
+{
+	struct strbuf sb = { 0 };
+
+	for (; c; c = c->next) {
+		if (!strcmp(c->name, "return") && !c->arg && !f->is_call) {
+			f->is_return = true;
+			sb_puts(&sb, ".return");
+		} else if (!strcmp(c->name, "call") && !c->arg && !f->is_return) {
+			f->is_call = true;
+			sb_puts(&sb, ".call");
+		} else if (!strcmp(c->name, "exported") && !c->arg) {
+			sb_puts(&sb, ".exported");
+		} else if (!strcmp(c->name, "inline") && !c->arg) {
+			f->is_inline = true;
+		} else if (!strcmp(c->name, "maxactive") && f->is_return &&
+			   pp_component_arg_num(c, &f->maxactive) && f->maxactive > 0 &&
+			   f->maxactive < 65536) {
+			sb_printf(&sb, ".maxactive(%lld)", (long long)f->maxactive);
+		} else {
+			error_at(loc, "unexpected '.%s' in a kernel.function point", c->name);
+			sb_free(&sb);
+			return -1;
+		}
+	}
+	f->text = arena_strdup(sb.buf ? sb.buf : "");
+	sb_free(&sb);
+	return 0;
+}
+
+static int kernel_statement(struct session *s, struct probe_point *pp,
+			    struct derived_probe *proto, const struct pp_component *c)
+{
+	int64_t addr;
+
+	if (!pp_component_arg_num(c, &addr) || !c->next || strcmp(c->next->name, "absolute") ||
+	    c->next->next) {
+		error_at(pp->loc, "kernel.statement needs an address and .absolute "
+			 "(kernel.statement(0x...).absolute, guru mode): source lines need "
+			 "debuginfo, which utap does not use");
+		return -1;
+	}
+	return kprobe_resolve_address(s, pp, proto, (uint64_t)addr,
+				      arena_printf("kernel.statement(0x%llx).absolute",
+						   (unsigned long long)addr));
+}
+
+static int kernel_function_resolve(struct session *s, struct probe_point *pp,
+				   struct derived_probe *proto)
+{
+	const struct pp_component *c = pp->comps;
+	struct kprobe_request rq = { .make_pp = kernel_pp };
+	struct fn_suffix f = { 0 };
+
+	if (!strcmp(c->name, "module")) {
+		rq.module = kprobe_string_arg(c);
+		if (!rq.module)
+			return -1;
+	} else if (!strcmp(c->next->name, "statement")) {
+		return kernel_statement(s, pp, proto, c->next);
+	}
+	c = c->next;
+	rq.func = kprobe_string_arg(c);
+	if (!rq.func || parse_suffix(c->next, &f, pp->loc))
+		return -1;
+	/* inlined copies have no symbol of their own: nothing to put a kprobe on */
+	if (f.is_inline)
+		return 0;
+	rq.is_return = f.is_return;
+	rq.maxactive = f.maxactive;
+	rq.suffix = f.text;
+	return kprobe_resolve_functions(s, pp, proto, &rq);
+}
+
+static void kernel_function_emit(struct emitter *em, struct derived_probe **dps, int n)
+{
+	kprobe_emit_table(em, dps, n, "kf");
+}
+
+static bool is_all_vars(const struct node *n)
+{
+	return n->kind == N_TARGET && !n->args && !n->op &&
+	       (!strcmp(n->name, "$$return") || !strcmp(n->name, "$$parms") ||
+		!strcmp(n->name, "$$vars") || !strcmp(n->name, "$$locals"));
+}
+
+static int kernel_function_target_var(struct session *s, struct derived_probe *d,
+				      struct node *n, bool quiet)
+{
+	const struct kprobe_site *k = d->data;
+
+	(void)s;
+	if (kprobe_is_return_var(d, n)) {
+		n->type = TY_LONG;
+		return 0;
+	}
+	/* without debuginfo there are no parameters or locals: the lists are empty */
+	if (is_all_vars(n) && strcmp(n->name, "$$return")) {
+		n->type = TY_STRING;
+		return 0;
+	}
+	if (is_all_vars(n) && k->is_return) {
+		n->type = TY_STRING;
+		return 0;
+	}
+	if (!quiet)
+		error_at(n->loc, "target variable '%s' is not available in probe '%s': utap "
+			 "resolves kernel functions without debuginfo, so only $return (in "
+			 ".return probes) is known; read arguments with int_arg(N), "
+			 "pointer_arg(N) ...", n->name ? n->name : "@cast", d->pp);
+	return -1;
+}
+
+static struct val kernel_function_emit_target_var(struct emitter *em, struct derived_probe *d,
+						  struct node *n)
+{
+	const char *t;
+
+	(void)d;
+	if (n->type == TY_LONG)
+		return (struct val){ .type = TY_LONG, .c = "((int64_t)c->regs->ax)" };
+	t = emit_new_str(em);
+	if (!strcmp(n->name, "$$return"))
+		emit_line(em, "snprintf(%s, MAXSTRINGLEN, \"return=0x%%lx\", c->regs->ax);", t);
+	else
+		emit_line(em, "%s[0] = 0;", t);
+	return (struct val){ .type = TY_STRING, .c = t, .str_temp = true };
+}
+
+static void kernel_function_list_vars(struct session *s, struct derived_probe *d, FILE *out)
+{
+	const struct kprobe_site *k = d->data;
+
+	(void)s;
+	if (k->is_return)
+		fputs(" $return:long", out);
+}
+
+const struct provider provider_kernel_function = {
+	.name = "kernel.function",
+	.match = kernel_function_match,
+	.resolve = kernel_function_resolve,
+	.emit = kernel_function_emit,
+	.target_var = kernel_function_target_var,
+	.emit_target_var = kernel_function_emit_target_var,
+	.list_vars = kernel_function_list_vars,
+};
