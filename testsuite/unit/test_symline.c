@@ -495,6 +495,54 @@ static void test_raw_broken(void)
 	}
 }
 
+/*
+ * A unit for a discarded section at a linker tombstone address, appended
+ * to a real program's .debug_line: dropped, the rest unchanged.
+ */
+static void test_tombstone_sequence(void)
+{
+	static struct asm_buf a;
+	struct built_linetab orig, patched;
+	char extra[512], patched_path[512], *out;
+	size_t ul, hl;
+	FILE *f;
+
+	a.n = 0;
+	v4_header(&a, 4, &ul, &hl);
+	emit8(&a, 0);
+	str(&a, "gone.c"); uleb(&a, 0); uleb(&a, 0); uleb(&a, 0);
+	emit8(&a, 0);
+	patch_len(&a, hl);
+	set_address(&a, ~0ull - 0x1000);
+	special(&a, 0, 1);
+	special(&a, 8, 1);
+	end_sequence(&a);
+	patch_len(&a, ul);
+	snprintf(extra, sizeof(extra), "%s/extra", scratch_dir());
+	snprintf(patched_path, sizeof(patched_path), "%s/chain-tomb", scratch_dir());
+	f = fopen(extra, "wb");
+	CHECK(f && fwrite(a.b, 1, a.n, f) == a.n);
+	if (f)
+		fclose(f);
+	out = run_cmd("objcopy --dump-section .debug_line=%s/line %s %s/junk && "
+		      "cat %s >> %s/line && "
+		      "objcopy --update-section .debug_line=%s/line %s %s",
+		      scratch_dir(), P("chain-pie"), scratch_dir(), extra, scratch_dir(),
+		      scratch_dir(), P("chain-pie"), patched_path);
+	CHECK(out != NULL);
+	free(out);
+	built_linetab_open(&orig, P("chain-pie"), NO_ROOT, P("chain-pie"));
+	built_linetab_open(&patched, patched_path, NO_ROOT, P("chain-pie"));
+	CHECK_INT(orig.err, 0);
+	CHECK_INT(patched.err, 0);
+	if (!orig.err && !patched.err) {
+		CHECK_INT(patched.tab.nrows, orig.tab.nrows);
+		CHECK_INT(patched.tab.nfiles, orig.tab.nfiles);
+	}
+	built_linetab_close(&orig);
+	built_linetab_close(&patched);
+}
+
 int main(void)
 {
 	unit_prog = "test_symline";
@@ -506,6 +554,7 @@ int main(void)
 	RUN(test_raw_sequences_and_overlap);
 	RUN(test_raw_dwarf5);
 	RUN(test_raw_broken);
+	RUN(test_tombstone_sequence);
 	scratch_cleanup();
 	return unit_done();
 }

@@ -22,10 +22,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The raw sections file names live in. */
+/* The raw sections, and the addresses worth keeping rows for. */
 struct line_sections {
 	const unsigned char *line, *line_str, *str;
 	size_t line_size, line_str_size, str_size;
+	uint64_t lo, hi;	/* the file's PT_LOAD extent: rows elsewhere are dropped */
 };
 
 /* ---- a bounds-checked reader ------------------------------------------ */
@@ -667,6 +668,7 @@ struct line_sink {
 	struct file_table *files;
 	struct range_list *ranges;
 	size_t sequence;	/* running sequence number: lower wins overlaps */
+	uint64_t lo, hi;	/* keep ranges starting in [lo, hi) */
 };
 
 static void state_reset(struct line_state *st)
@@ -699,9 +701,15 @@ static int commit_row(struct line_state *st, struct line_sink *k, bool end_seque
 {
 	int err = 0;
 
-	if (st->have_row && st->addr > st->row_addr) {
+	/*
+	 * Rows outside the loaded file (sequences of discarded sections, at 0
+	 * or at a linker's tombstone address) can never be looked up.
+	 */
+	if (st->have_row && st->addr > st->row_addr && st->row_addr >= k->lo &&
+	    st->row_addr < k->hi) {
 		struct line_range r = {
-			.start = st->row_addr, .end = st->addr, .prio = k->sequence,
+			.start = st->row_addr, .end = st->addr < k->hi ? st->addr : k->hi,
+			.prio = k->sequence,
 			.line = (uint32_t)st->row_line,
 		};
 
@@ -826,7 +834,7 @@ static char *module_dir_of(const char *module_path)
 static int collect_units(const struct line_sections *s, const char *module_path,
 			 struct file_table *files, struct range_list *ranges)
 {
-	struct line_sink k = { .files = files, .ranges = ranges };
+	struct line_sink k = { .files = files, .ranges = ranges, .lo = s->lo, .hi = s->hi };
 	char *module_dir = module_dir_of(module_path);
 	size_t off = 0;
 	int err = module_dir ? 0 : -ENOMEM;
@@ -878,6 +886,32 @@ static const unsigned char *section_bytes(Elf *elf, const char *name, size_t *si
 		return data->d_buf;
 	}
 	return NULL;
+}
+
+/* [lo, hi) of the PT_LOAD segments of ELF; everything when it has none. */
+static void load_extent(Elf *elf, uint64_t *lo, uint64_t *hi)
+{
+	size_t i, nphdr;
+	GElf_Phdr ph;
+	bool any = false;
+
+	*lo = 0;
+	*hi = ~0ull;
+	if (!elf || elf_getphdrnum(elf, &nphdr) != 0)
+		return;
+	for (i = 0; i < nphdr; i++) {
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (!any || ph.p_vaddr < *lo)
+			*lo = ph.p_vaddr;
+		if (!any || ph.p_vaddr + ph.p_memsz > *hi)
+			*hi = ph.p_vaddr + ph.p_memsz;
+		any = true;
+	}
+	if (!any) {
+		*lo = 0;
+		*hi = ~0ull;
+	}
 }
 
 /* The file with the line program: separate debuginfo first. */
@@ -945,7 +979,7 @@ static bool rows_ok(const struct utap_line_in *rows, size_t n, size_t nnames)
 		    rows[i].file != UTAP_LINE_NOFILE)
 			return false;
 	}
-	return !n || rows[n - 1].addr - rows[0].addr <= 0xffffffffu;
+	return true;
 }
 
 static int linetab_write(const struct utap_line_in *rows, size_t n, const uint32_t *name_off,
@@ -990,6 +1024,8 @@ int utap_linetab_pack(const struct utap_line_in *rows, size_t n, const char *con
 	out->size = 0;
 	if (!rows_ok(rows, n, nnames))
 		return -EINVAL;
+	if (n && rows[n - 1].addr - rows[0].addr > 0xffffffffu)
+		return -E2BIG;
 	name_off = malloc((nnames ? nnames : 1) * sizeof(*name_off));
 	if (!name_off)
 		return -ENOMEM;
@@ -1060,7 +1096,7 @@ int utap_linetab_build_raw(const void *line, size_t line_size, const void *line_
 {
 	struct line_sections s = {
 		line, line_str, str, line ? line_size : 0,
-		line_str ? line_str_size : 0, str ? str_size : 0,
+		line_str ? line_str_size : 0, str ? str_size : 0, 0, ~0ull,
 	};
 
 	return build_and_pack(&s, module_path, build_id, out);
@@ -1072,6 +1108,7 @@ int utap_linetab_build(const struct utap_debuginfo *di, const char *module_path,
 	struct line_sections s = { 0 };
 	Elf *elf = line_elf(di);
 
+	load_extent(di->file.elf, &s.lo, &s.hi);
 	if (elf) {
 		s.line = section_bytes(elf, ".debug_line", &s.line_size);
 		s.line_str = section_bytes(elf, ".debug_line_str", &s.line_str_size);

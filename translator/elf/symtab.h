@@ -98,16 +98,18 @@ int utap_symtab_build_path(const char *path, const char *root, struct utap_blob 
 /*
  * The line table of DI. MODULE_PATH is the path the runtime prints for this
  * module (DWARF <= 4 file names in directory 0 are placed in its directory).
- * Returns 0 (an empty table when there is no .debug_line), -EINVAL, -E2BIG
- * or -ENOMEM.
+ * Rows outside the file's PT_LOAD extent (discarded sections) are dropped.
+ * A malformed unit ends the scan, keeping the units before it, as in
+ * SystemTap. Returns 0 (an empty table when there is no .debug_line),
+ * -E2BIG (rows spanning over 4 GiB) or -ENOMEM.
  */
 int utap_linetab_build(const struct utap_debuginfo *di, const char *module_path,
 		       struct utap_blob *out);
 
 /*
  * The same from raw section bytes (.debug_line, .debug_line_str and
- * .debug_str, the last two may be NULL): for tests, fuzzers and containers
- * other than ELF.
+ * .debug_str, the last two may be NULL), keeping rows at any address: for
+ * tests, fuzzers and containers other than ELF.
  */
 int utap_linetab_build_raw(const void *line, size_t line_size, const void *line_str,
 			   size_t line_str_size, const void *str, size_t str_size,
