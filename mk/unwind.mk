@@ -75,6 +75,7 @@ test_uwtab_LIBS     := $(UW_LIBS)
 test_uwstep_SRCS    := testsuite/unit/test_uwstep.c $(UW_RT_SRCS)
 test_uwbuild_SRCS   := testsuite/unit/test_uwbuild.c $(UWP_DIR)/uwsnap.c $(UW_TEST_SRCS)
 test_uwbuild_LIBS   := $(UW_LIBS)
+test_uwbuild_CFLAGS := -DUW_SRCDIR='"$(CURDIR)"'
 test_uwcapture_SRCS := testsuite/unit/test_uwcapture.c $(UWP_DIR)/uwsnap.c $(UW_TEST_SRCS)
 test_uwcapture_LIBS := $(UW_LIBS)
 

@@ -29,6 +29,10 @@
 #define MEM_BASE	0x7ff000200000ull
 #define GAP_MERGE	15
 
+#ifndef UW_SRCDIR
+#define UW_SRCDIR "."		/* the source tree, set by mk/unwind.mk */
+#endif
+
 /* Made-up memory: every word is a distinct aligned value above the stack. */
 static u64 mem_word(u64 addr)
 {
@@ -660,8 +664,8 @@ static void fuzz_regressions(void)
 		FILE *f;
 		Elf *elf;
 
-		snprintf(path, sizeof(path), "%s/../../testsuite/fuzz/corpus/uwbuild/%s",
-			 uwsnap_progdir(), names[i]);
+		snprintf(path, sizeof(path), "%s/testsuite/fuzz/corpus/uwbuild/%s",
+			 UW_SRCDIR, names[i]);
 		f = fopen(path, "rb");
 		CHECK(f != NULL);
 		if (!f)
