@@ -224,6 +224,7 @@ struct test {
 	char *file;
 	char *args;		/* utap options (build and run) */
 	char *run_args;		/* extra options for pass 5 only */
+	char *script_args;	/* arguments after the script: $1, @1 */
 	int exit_code;
 	int last_pass;		/* 5 = run in the guest */
 	int timeout;
@@ -287,6 +288,7 @@ static struct test *parse_test(const char *path, const char *name)
 	t->file = xstrdup(path);
 	t->args = xstrdup("");
 	t->run_args = xstrdup("");
+	t->script_args = xstrdup("");
 	t->last_pass = 5;
 	t->timeout = 60;
 	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
@@ -332,6 +334,9 @@ static struct test *parse_test(const char *path, const char *name)
 		} else if (!strncmp(line, "run-args:", 9)) {
 			free(t->run_args);
 			t->run_args = xstrdup(line + 9);
+		} else if (!strncmp(line, "script-args:", 12)) {
+			free(t->script_args);
+			t->script_args = xstrdup(line + 12);
 		} else if (!strncmp(line, "exit:", 5)) {
 			t->exit_code = atoi(line + 5);
 		} else if (!strncmp(line, "pass:", 5)) {
@@ -446,20 +451,25 @@ static char *mangle(const char *name)
 static void build_test(struct test *t, bool record)
 {
 	char *cmd, *out = NULL, *args = expand_vars(t->args, t);
+	char *script = expand_vars(t->script ? t->script : "", t);
+	char *script_args = expand_vars(t->script_args, t);
 	int pass = t->last_pass < 5 ? t->last_pass : 4;
 	int rc;
 
 	mkdir(t->dir, 0755);
-	spit(xasprintf("%s/script.stp", t->dir), t->script ? t->script : "");
+	spit(xasprintf("%s/script.stp", t->dir), script);
 	/* --vm: build for the guest's kernel */
-	cmd = xasprintf("cd %s && %s/%s --vm -p%d -m %s %s script.stp > host.stdout 2> host.stderr; "
-			"echo $? > host.rc", t->dir, srcdir, utap, pass, t->modname, args);
+	cmd = xasprintf("cd %s && %s/%s --vm -p%d -m %s %s script.stp %s > host.stdout "
+			"2> host.stderr; echo $? > host.rc", t->dir, srcdir, utap, pass, t->modname,
+			args, script_args);
 	rc = run_capture(cmd, &out, true);
 	(void)rc;
 	(void)record;
 	free(out);
 	free(cmd);
 	free(args);
+	free(script);
+	free(script_args);
 }
 
 static bool regex_lines_match(const char *text, const char *patterns, char **why)

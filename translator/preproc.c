@@ -181,6 +181,21 @@ static bool cond_atom(struct pp *pp, struct token **rest, struct token *tok)
 	} else if (tok_is(tok, "$#") || tok_is(tok, "@#")) {
 		numeric = true;
 		nhave = pp->env->nargs;
+	} else if ((tok->kind == TK_TARGET || tok->kind == TK_AT) && tok->len > 1 &&
+		   tok->text[1] >= '0' && tok->text[1] <= '9') {
+		/* $N compares as a number when it is one, @N always as a string */
+		int idx = atoi(tok->text + 1);
+		const char *arg = idx >= 1 && idx <= pp->env->nargs ? pp->env->args[idx - 1] : NULL;
+		char *end;
+
+		if (!arg) {
+			error_at(tok->loc, "command line argument index %d out of range [1-%d]", idx,
+				 pp->env->nargs);
+			arg = "";
+		}
+		nhave = strtoll(arg, &end, 0);
+		numeric = tok->text[0] == '$' && *arg && !*end;
+		have = arg;
 	} else if (tok->kind == TK_NUM) {
 		numeric = true;
 		nhave = tok->num;

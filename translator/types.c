@@ -443,8 +443,24 @@ static void check_symbol(const struct symbol *sym, const char *owner)
 				 sym->name);
 }
 
+static bool returns_value(const struct node *n)
+{
+	for (; n; n = n->next) {
+		if (n->kind == N_RETURN && n->lhs)
+			return true;
+		if (returns_value(n->then) || returns_value(n->els) || returns_value(n->body) ||
+		    returns_value(n->catch_body))
+			return true;
+	}
+	return false;
+}
+
 static void check_unknowns(struct session *s)
 {
+	for (struct function *fn = s->functions; fn; fn = fn->next_used)
+		if (fn->ret == TY_UNKNOWN && returns_value(fn->body))
+			error_at(fn->loc, "cannot infer the return type of function '%s' (declare it, "
+				 "e.g. 'function %s:long (...)')", fn->name, fn->name);
 	for (struct global *g = s->globals; g; g = g->next_used)
 		check_symbol(g->sym, "global");
 	for (struct function *fn = s->functions; fn; fn = fn->next_used)

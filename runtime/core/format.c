@@ -63,8 +63,9 @@ static size_t emit_number(struct out *o, u64 v, int base, bool is_signed, int fl
 	}
 	zeros = prec > n ? prec - n : 0;
 	len = (sign ? 1 : 0) + (int)strlen(prefix) + zeros + n;
+	/* as the kernel's vsnprintf: '0' pads to the width even with a precision */
 	if (!(flags & UTAP_FF_LEFT)) {
-		if ((flags & UTAP_FF_ZERO) && prec < 0)
+		if (flags & UTAP_FF_ZERO)
 			zeros += width > len ? width - len : 0;
 		else
 			pad(o, ' ', width - len);
