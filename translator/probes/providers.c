@@ -2,14 +2,18 @@
 #include "provider.h"
 
 extern const struct provider provider_begin_end;
-extern const struct provider provider_process_code;
 extern const struct provider provider_kprobe;
 extern const struct provider provider_kernel_function;
+extern const struct provider provider_timer;
+extern const struct provider provider_perf;
+extern const struct provider provider_error;
 
 const struct provider *const providers[] = {
 	&provider_begin_end,
-	&provider_process_code,
 	&provider_kprobe,
 	&provider_kernel_function,
+	&provider_timer,
+	&provider_perf,
+	&provider_error,	/* after begin/end: error probes run after the end probes */
 	NULL,
 };

@@ -1,0 +1,62 @@
+/*
+ * error_probe.c - error and error(N) probes: a "final gasp" that runs when
+ * the session ends because run-time errors went past MAXERRORS (by default
+ * the first one), after the end probes, in priority order as stap runs them.
+ */
+#include "emit.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static bool error_match(const struct probe_point *pp)
+{
+	return !strcmp(pp->comps->name, "error");
+}
+
+static int error_resolve(struct session *s, struct probe_point *pp, struct derived_probe *proto)
+{
+	const struct pp_component *c = pp->comps;
+	int64_t *priority = arena_alloc(sizeof(*priority));
+	struct derived_probe *d;
+
+	(void)s;
+	if (c->next || (c->arg && !pp_component_arg_num(c, priority))) {
+		error_at(pp->loc, "expected 'error' or 'error(PRIORITY)'");
+		return -1;
+	}
+	d = new_derived(proto, pp_string(pp));
+	d->data = priority;
+	d->ctx = CTX_SLEEPABLE | CTX_TASK;
+	return 1;
+}
+
+static int by_priority(const void *a, const void *b)
+{
+	const struct derived_probe *x = *(struct derived_probe *const *)a;
+	const struct derived_probe *y = *(struct derived_probe *const *)b;
+	int64_t px = *(const int64_t *)x->data, py = *(const int64_t *)y->data;
+
+	if (px != py)
+		return px < py ? -1 : 1;
+	return x->index - y->index;
+}
+
+static void error_emit(struct emitter *em, struct derived_probe **dps, int n)
+{
+	struct derived_probe **sorted = arena_alloc(sizeof(*sorted) * (n + 1));
+
+	memcpy(sorted, dps, sizeof(*sorted) * n);
+	qsort(sorted, n, sizeof(*sorted), by_priority);
+	/* the core ends the session once errors exceed MAXERRORS: that is stap's error state */
+	sb_puts(&em->end, "\tif (atomic_read(&utap_errors) > MAXERRORS) {\n");
+	for (int i = 0; i < n; i++)
+		emit_run_handler(&em->end, sorted[i], "UTAP_STOPPING", "\t\t");
+	sb_puts(&em->end, "\t}\n");
+}
+
+const struct provider provider_error = {
+	.name = "error",
+	.match = error_match,
+	.resolve = error_resolve,
+	.emit = error_emit,
+};
