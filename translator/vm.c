@@ -237,6 +237,9 @@ static bool report_failure(const struct vm_config *cfg, const char *jobdir,
 
 	switch (r->outcome) {
 	case VM_EXITED:
+		if (r->lost_out || r->lost_err)
+			vm_error("warning: %llu bytes of the command's stdout and %llu of its stderr "
+				 "were lost when the guest stopped", r->lost_out, r->lost_err);
 		return false;
 	case VM_INTERRUPTED:
 		vm_error("interrupted again; the guest was stopped");
@@ -260,29 +263,46 @@ static bool report_failure(const struct vm_config *cfg, const char *jobdir,
 	return true;
 }
 
+/*
+ * Find or make what qemu boots, holding the cache lock: a second utap started
+ * at the same moment waits here and then reuses what the first one made.
+ */
+int vm_prepare_boot(const struct vm_config *cfg, const struct vm_host *h, const char *jobdir,
+		    struct vm_boot *b)
+{
+	int lock = vm_cache_lock(h);
+	int rc = -1;
+
+	memset(b, 0, sizeof(*b));
+	if (vm_initramfs(cfg, h, jobdir, b->initrd, sizeof(b->initrd)) == 0) {
+		vm_boot_kernel(cfg, h, b->kernel, sizeof(b->kernel));
+		b->accel = vm_choose_accel(cfg, h, b->kernel, b->initrd, jobdir, b->why,
+					   sizeof(b->why));
+		rc = b->accel ? 0 : -1;
+	} else {
+		b->initrd[0] = '\0';
+	}
+	vm_cache_unlock(lock);
+	return rc;
+}
+
 static int boot_and_relay(const struct vm_config *cfg, const struct vm_host *h,
-			  const char *jobdir, const char *initrd, double start,
+			  const char *jobdir, const struct vm_boot *b, double start,
 			  struct vm_result *r)
 {
 	struct vm_sockets s;
-	char why[512], append[PATH_MAX + 32], kernel[PATH_MAX * 2], job_file[PATH_MAX + 16];
-	const char *accel;
-	struct vm_qemu q = { .cfg = cfg, .h = h, .kernel = kernel, .initrd = initrd,
-			     .append = append, .jobdir = jobdir };
+	char append[PATH_MAX + 32], job_file[PATH_MAX + 16];
+	struct vm_qemu q = { .cfg = cfg, .h = h, .kernel = b->kernel, .initrd = b->initrd,
+			     .append = append, .jobdir = jobdir,
+			     .kvm = strcmp(b->accel, "kvm") == 0 };
 	pid_t pid;
 	int i;
 
-	vm_boot_kernel(cfg, h, kernel, sizeof(kernel));
-	accel = vm_choose_accel(cfg, h, kernel, initrd, jobdir, why, sizeof(why));
-	if (!accel) {
-		vm_error("%s", why);
-		return -1;
-	}
-	q.kvm = strcmp(accel, "kvm") == 0;
-	vm_note(cfg, "accelerator %s: %s", accel, why);
+	vm_note(cfg, "accelerator %s: %s", b->accel, b->why);
 	if (make_sockets(&s) < 0)
 		return -1;
-	snprintf(append, sizeof(append), "%s=%s", VM_JOB_PARAM, jobdir);
+	snprintf(append, sizeof(append), "%s=%s%s", VM_JOB_PARAM, jobdir,
+		 getenv(VM_NO_OVERLAY_ENV) ? " " VM_NO_OVERLAY_PARAM : "");
 	q.out_fd = s.theirs[0];
 	q.err_fd = s.theirs[1];
 	q.ctl_fd = s.theirs[2];
@@ -302,7 +322,8 @@ static int boot_and_relay(const struct vm_config *cfg, const struct vm_host *h,
 
 int vm_run(const struct vm_config *cfg_in, char *const argv[], int *status)
 {
-	char share_paths[8][PATH_MAX], jobdir[PATH_MAX], initrd[PATH_MAX * 2];
+	static struct vm_boot b;	/* large paths: not for the stack */
+	char share_paths[8][PATH_MAX], jobdir[PATH_MAX];
 	struct vm_config cfg;
 	struct vm_host h;
 	struct vm_result r;
@@ -324,17 +345,20 @@ int vm_run(const struct vm_config *cfg_in, char *const argv[], int *status)
 	vm_note(&cfg, "kernel %s, qemu %s", h.kernel, h.qemu);
 	if (make_jobdir(jobdir, sizeof(jobdir)) < 0)
 		return -1;
-	initrd[0] = '\0';
-	if (write_job_file(jobdir, argv, &cfg) == 0 &&
-	    vm_initramfs(&cfg, &h, jobdir, initrd, sizeof(initrd)) == 0 &&
-	    boot_and_relay(&cfg, &h, jobdir, initrd, start, &r) == 0) {
-		keep = report_failure(&cfg, jobdir, &r);
-		if (r.outcome == VM_EXITED) {
-			*status = r.status;
-			rc = 0;
+	memset(&b, 0, sizeof(b));
+	if (write_job_file(jobdir, argv, &cfg) == 0) {
+		if (vm_prepare_boot(&cfg, &h, jobdir, &b) < 0) {
+			if (!b.accel && b.why[0])
+				vm_error("%s", b.why);
+		} else if (boot_and_relay(&cfg, &h, jobdir, &b, start, &r) == 0) {
+			keep = report_failure(&cfg, jobdir, &r);
+			if (r.outcome == VM_EXITED) {
+				*status = r.status;
+				rc = 0;
+			}
+			vm_note(&cfg, "guest run took %.2f s", vm_now() - start);
 		}
-		vm_note(&cfg, "guest run took %.2f s", vm_now() - start);
 	}
-	cleanup_jobdir(jobdir, initrd, keep);
+	cleanup_jobdir(jobdir, b.initrd, keep);
 	return rc;
 }

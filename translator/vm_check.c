@@ -63,33 +63,33 @@ static int check_headers(const struct vm_host *h, FILE *out)
 /* The parts that need a temporary directory: the initramfs and the accelerator verdict. */
 static int check_boot_files(const struct vm_config *cfg, const struct vm_host *h, FILE *out)
 {
-	char dir[] = "/tmp/utap-vmcheck-XXXXXX", initrd[PATH_MAX * 2], why[512], path[64];
-	char kernel[PATH_MAX * 2];
-	const char *accel;
+	static struct vm_boot b;
+	char dir[] = "/tmp/utap-vmcheck-XXXXXX", path[64];
+	int rc;
 
 	if (!mkdtemp(dir)) {
 		fprintf(out, "  problem:     cannot create %s: %s\n", dir, strerror(errno));
 		return 1;
 	}
-	if (vm_initramfs(cfg, h, dir, initrd, sizeof(initrd)) < 0) {
+	rc = vm_prepare_boot(cfg, h, dir, &b);
+	if (b.initrd[0])
+		fprintf(out, "  initramfs:   %s\n", b.initrd);
+	else
 		fprintf(out, "  initramfs:   cannot be built (see the error above)\n");
-		rmdir(dir);
-		return 1;
-	}
-	fprintf(out, "  initramfs:   %s\n", initrd);
-	vm_boot_kernel(cfg, h, kernel, sizeof(kernel));
-	fprintf(out, "  boots:       %s%s\n", kernel, strcmp(kernel, h->kernel) ?
-		" (unpacked once: PVH entry, no decompression)" : "");
-	accel = vm_choose_accel(cfg, h, kernel, initrd, dir, why, sizeof(why));
-	fprintf(out, "  accelerator: %s%s%s\n", accel ? accel : "", accel ? ": " : "", why);
-	if (strncmp(initrd, dir, strlen(dir)) == 0)
-		unlink(initrd);
+	if (b.kernel[0])
+		fprintf(out, "  boots:       %s%s\n", b.kernel, strcmp(b.kernel, h->kernel) ?
+			" (unpacked once: PVH entry, no decompression)" : "");
+	if (b.why[0])
+		fprintf(out, "  accelerator: %s%s%s\n", b.accel ? b.accel : "", b.accel ? ": " : "",
+			b.why);
+	if (strncmp(b.initrd, dir, strlen(dir)) == 0)
+		unlink(b.initrd);
 	snprintf(path, sizeof(path), "%s/console.log", dir);
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/qemu.log", dir);
 	unlink(path);
 	rmdir(dir);
-	return accel ? 0 : 1;
+	return rc < 0 ? 1 : 0;
 }
 
 int vm_check(const struct vm_config *cfg, FILE *out)
@@ -112,9 +112,12 @@ int vm_check(const struct vm_config *cfg, FILE *out)
 		fprintf(out, "  guest init:  %s\n", h.init);
 	fprintf(out, "  cache:       %s\n", h.cache[0] ? h.cache : "none (no writable "
 		"$XDG_CACHE_HOME or $HOME): the initramfs is rebuilt on every run");
-	fprintf(out, "  guest:       %u MB, %u CPUs, timeout %s\n",
-		cfg->mem_mb ? cfg->mem_mb : VM_DEFAULT_MEM_MB,
-		cfg->cpus ? cfg->cpus : VM_DEFAULT_CPUS, cfg->timeout_s ? "set" : "none");
+	fprintf(out, "  guest:       %u MB, %u CPUs, ", cfg->mem_mb ? cfg->mem_mb : VM_DEFAULT_MEM_MB,
+		cfg->cpus ? cfg->cpus : VM_DEFAULT_CPUS);
+	if (cfg->timeout_s)
+		fprintf(out, "timeout %u s\n", cfg->timeout_s);
+	else
+		fprintf(out, "no timeout\n");
 	if (h.problem[0]) {
 		char *line = h.problem, *nl;
 

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 
 #include "vm_internal.h"
@@ -137,6 +138,29 @@ void vm_prune_cache(const char *dir, const char *prefix, const char *keep)
 			unlink(path);
 	}
 	closedir(d);
+}
+
+/* Serialise building cache files between concurrent runs; -1 (no lock) without a cache. */
+int vm_cache_lock(const struct vm_host *h)
+{
+	char path[PATH_MAX + 16];
+	int fd;
+
+	if (!h->cache[0])
+		return -1;
+	snprintf(path, sizeof(path), "%s/lock", h->cache);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd >= 0 && flock(fd, LOCK_EX) < 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+void vm_cache_unlock(int fd)
+{
+	if (fd >= 0)
+		close(fd);	/* closing drops the flock */
 }
 
 static bool is_dir(const char *path)

@@ -45,6 +45,8 @@ int vm_read_file(const char *path, char **data, size_t *len);
 int vm_write_atomic(const char *path, const void *data, size_t len);
 uint64_t vm_hash(uint64_t h, const void *data, size_t len);
 void vm_prune_cache(const char *dir, const char *prefix, const char *keep);
+int vm_cache_lock(const struct vm_host *h);
+void vm_cache_unlock(int fd);
 #define VM_HASH_INIT 0xcbf29ce484222325ULL
 
 /* vm_initramfs.c */
@@ -96,12 +98,22 @@ struct vm_result {
 	int qemu_status;	/* wait status of qemu, when it ended by itself */
 	double ready_at;	/* seconds from start to "ready", 0 if never */
 	double exited_at;
+	unsigned long long lost_out, lost_err;	/* announced bytes that never arrived */
 	char guest_error[512];
 };
 void vm_relay(const struct vm_config *cfg, const char *job_file, pid_t qemu, int out_sock,
 	      int err_sock, int ctl_sock, double deadline, struct vm_result *r);
 
-/* vm.c: the job file the guest's init reads */
+/* vm.c */
+struct vm_boot {
+	char kernel[PATH_MAX * 2];	/* what qemu boots */
+	char initrd[PATH_MAX * 2];
+	const char *accel;		/* "tcg", "kvm"; NULL if unusable */
+	char why[512];			/* why that accelerator (or why none) */
+};
+int vm_prepare_boot(const struct vm_config *cfg, const struct vm_host *h, const char *jobdir,
+		    struct vm_boot *b);
+/* the job file the guest's init reads */
 int vm_write_job(FILE *f, char *const argv[], const char *cwd, char *const envp[],
 		 const struct vm_config *cfg);
 

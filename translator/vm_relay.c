@@ -327,6 +327,13 @@ static void relay_loop(struct relay *rl)
 	}
 }
 
+static void close_if_open(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
 static enum vm_outcome outcome(const struct relay *rl)
 {
 	if (rl->interrupted)
@@ -363,6 +370,13 @@ void vm_relay(const struct vm_config *cfg, const char *job_file, pid_t qemu, int
 	qemu_pid = qemu;
 	relay_loop(&rl);
 	stop_qemu(&rl);
+	close_if_open(&rl.out.sock);
+	close_if_open(&rl.err.sock);
+	close_if_open(&rl.ctl);
+	if (rl.got_exit && !everything_arrived(&rl)) {
+		r->lost_out = rl.want_out - (rl.out.got < rl.want_out ? rl.out.got : rl.want_out);
+		r->lost_err = rl.want_err - (rl.err.got < rl.want_err ? rl.err.got : rl.want_err);
+	}
 	if (rl.sig_r >= 0)
 		restore_signals(&old, rl.sig_r);
 	if (rl.pidfd >= 0)

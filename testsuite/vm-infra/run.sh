@@ -129,6 +129,20 @@ check_ordinary_command() {
 	fi
 }
 
+# Without overlayfs the guest still gets scratch space where programs expect it.
+check_fallback_without_overlay() {
+	UTAP_VM_NO_OVERLAY=1 run fallback vm sh -c '
+		grep -q "^[^ ]* / 9p ro," /proc/mounts && echo root-read-only
+		echo x > /tmp/vm-infra-fb && echo y > /root/vm-infra-fb && echo z > /var/tmp/vm-infra-fb &&
+			echo "wrote $(cat /tmp/vm-infra-fb /root/vm-infra-fb /var/tmp/vm-infra-fb | tr -d "\n")"'
+	if [ $rc -eq 0 ] && [ "$(tr '\n' ' ' <"$T/fallback.out")" = "root-read-only wrote xyz " ] &&
+		[ ! -e /tmp/vm-infra-fb ] && [ ! -e /root/vm-infra-fb ] && [ ! -e /var/tmp/vm-infra-fb ]; then
+		ok fallback_without_overlay
+	else
+		fail fallback_without_overlay "exit $rc, got '$(tr '\n' ' ' <"$T/fallback.out")': $(first_err fallback)"
+	fi
+}
+
 check_binary_relay() {
 	local want out err
 	head -c 4194304 /dev/urandom >"$T/blob"
@@ -255,6 +269,28 @@ check_guest_crash() {
 	drop_kept_log crash
 }
 
+# Two first runs at once with an empty cache: both boot, one set of cache files, no debris.
+check_concurrent_first_runs() {
+	local a b files
+	XDG_CACHE_HOME=$T/cache vm --vm-accel tcg echo first >"$T/conc1.out" 2>"$T/conc1.err" &
+	a=$!
+	XDG_CACHE_HOME=$T/cache vm --vm-accel tcg echo second >"$T/conc2.out" 2>"$T/conc2.err" &
+	b=$!
+	wait $a
+	a=$?
+	wait $b
+	b=$?
+	files=$(cd "$T/cache/utap" 2>/dev/null && ls | grep -v '^lock$' | sed 's/-[0-9a-f]*$//; s/-[0-9a-f]*\.cpio$/.cpio/' |
+		tr '\n' ' ')
+	if [ $a -eq 0 ] && [ $b -eq 0 ] && [ "$(cat "$T/conc1.out")" = first ] &&
+		[ "$(cat "$T/conc2.out")" = second ] &&
+		[ "$files" = "initramfs-$(guest_krel).cpio vmlinux-$(guest_krel) " ]; then
+		ok concurrent_first_runs
+	else
+		fail concurrent_first_runs "exits $a $b, cache holds '$files': $(first_err conc1) $(first_err conc2)"
+	fi
+}
+
 # The testsuite's normal case: one boot, many commands.
 check_batch() {
 	local n=20 t0 took
@@ -284,6 +320,7 @@ check_batch() {
 check_vm_check
 check_exit_status
 check_ordinary_command
+check_fallback_without_overlay
 check_binary_relay
 check_kernel_module
 check_sigint_forwarded
@@ -291,5 +328,6 @@ check_second_sigint_stops_guest
 check_killed_host_stops_guest
 check_timeout
 check_guest_crash
+check_concurrent_first_runs
 check_batch
 [ $failed -eq 0 ]

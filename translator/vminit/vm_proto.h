@@ -32,6 +32,8 @@
 
 #define VM_JOB_PARAM	"utapjob"	/* kernel parameter: the job directory */
 #define VM_PROBE_PARAM	"utapprobe"	/* kernel parameter: power off at once */
+#define VM_NO_OVERLAY_PARAM "utapnooverlay"	/* test the fallback without overlayfs */
+#define VM_NO_OVERLAY_ENV "UTAP_VM_NO_OVERLAY"	/* host: set to 1 to pass it */
 #define VM_JOB_FILE	"job"
 
 #define VM_MODULE_LIST	"/utap-modules"	/* initramfs: module paths, load order */

@@ -114,7 +114,10 @@ int main(int argc, char **argv)
 	mount_shares(&job);
 	bring_up_loopback();
 	run_job(&job);
-	/* the host answers "bye" once every byte of output has arrived */
-	ctl_wait_bye(30000);
+	/*
+	 * The host answers "bye" once every byte of output has arrived, however
+	 * slowly its reader drains it; should the host die, qemu dies with it.
+	 */
+	ctl_wait_bye(-1);
 	power_off();
 }

@@ -219,7 +219,10 @@ static void mount_fallback_scratch(void)
 
 void switch_root(void)
 {
-	if (mount_overlay("/mnt/root", "/mnt/rw", "/newroot") == 0) {
+	if (cmdline_has(VM_NO_OVERLAY_PARAM)) {
+		say("overlay over the 9p root not tried (%s)", VM_NO_OVERLAY_PARAM);
+		enter_root("/mnt/root");
+	} else if (mount_overlay("/mnt/root", "/mnt/rw", "/newroot") == 0) {
 		overlay_root = true;
 		enter_root("/newroot");
 	} else {
