@@ -50,8 +50,13 @@ static void vdiag(struct loc loc, const char *kind, const char *fmt, va_list ap)
 
 void error_at(struct loc loc, const char *fmt, ...)
 {
+	static struct loc last;
 	va_list ap;
 
+	/* a second error at the very same place is an echo of the first */
+	if (diag_errors && loc.src && loc.src == last.src && loc.off == last.off)
+		return;
+	last = loc;
 	diag_errors++;
 	va_start(ap, fmt);
 	vdiag(loc, "error", fmt, ap);

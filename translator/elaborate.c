@@ -160,12 +160,21 @@ static struct pp_env pp_env_for(struct session *s)
 	return env;
 }
 
+/* Lexer and preprocessor errors stop the file there: parsing broken tokens only echoes them. */
 struct file *parse_source(struct session *s, const struct source *src)
 {
 	struct pp_env env = pp_env_for(s);
+	int before = diag_errors;
 	struct token *tok = tokenize(src);
 
-	tok = preprocess(tok, &env);
+	if (diag_errors == before)
+		tok = preprocess(tok, &env);
+	if (diag_errors != before) {
+		struct file *f = arena_alloc(sizeof(*f));
+
+		f->src = src;
+		return f;
+	}
 	return parse_file(src, tok);
 }
 
@@ -307,9 +316,11 @@ static struct symbol *resolve_name(struct session *s, struct scope *sc, const ch
 	struct global *g;
 
 	if (l) {
-		if (as_array)
+		if (as_array) {
 			error_at(loc, "'%s' is a local variable, not an array (arrays must be global)",
 				 name);
+			return NULL;
+		}
 		return l;
 	}
 	g = find_global(s, name, sc->src);

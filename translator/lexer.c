@@ -106,7 +106,7 @@ static bool skip_space(struct lexer *lx)
 				lx->p++;
 			lx->space = true;
 		} else if (p[0] == '/' && p[1] == '*') {
-			const char *start = p;
+			struct loc at = lex_loc(lx, p);
 
 			lx->p += 2;
 			while (*lx->p && !(lx->p[0] == '*' && lx->p[1] == '/')) {
@@ -115,7 +115,7 @@ static bool skip_space(struct lexer *lx)
 				lx->p++;
 			}
 			if (!*lx->p) {
-				error_at(lex_loc(lx, start), "unterminated comment");
+				error_at(at, "unterminated comment");
 				return false;
 			}
 			lx->p += 2;

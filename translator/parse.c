@@ -19,13 +19,32 @@
  */
 #include "utap.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 struct parser {
 	struct token *tok;
 	struct file *file;
 	const struct source *src;
+	bool quiet;	/* an error was reported in this statement: no cascade */
 };
+
+/* One error per statement or declaration: later ones are usually echoes of the first. */
+__attribute__((format(printf, 3, 4)))
+static void perr(struct parser *p, struct loc loc, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	if (p->quiet)
+		return;
+	p->quiet = true;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	error_at(loc, "%s", msg);
+}
 
 static struct node *parse_expr(struct parser *p);
 static struct node *parse_stmt(struct parser *p);
@@ -93,7 +112,7 @@ static bool expect(struct parser *p, const char *s, const char *context)
 {
 	if (accept(p, s))
 		return true;
-	error_at(peek(p)->loc, "expected '%s' %s, found %s", s, context, tok_describe(peek(p)));
+	perr(p, peek(p)->loc, "expected '%s' %s, found %s", s, context, tok_describe(peek(p)));
 	return false;
 }
 
@@ -173,7 +192,7 @@ static struct node *parse_args(struct parser *p, struct node *call, const char *
 			break;
 	}
 	if (!at(p, ")")) {
-		error_at(peek(p)->loc, "expected ')' or ',' in the argument list of %s, found %s",
+		perr(p, peek(p)->loc, "expected ')' or ',' in the argument list of %s, found %s",
 			 what, tok_describe(peek(p)));
 		sync_after_error(p);
 	} else {
@@ -241,12 +260,12 @@ static struct node *parse_index(struct parser *p, struct node *base)
 			break;
 	}
 	if (!accept(p, "]")) {
-		error_at(peek(p)->loc, "expected ']' or ',' after array index, found %s",
+		perr(p, peek(p)->loc, "expected ']' or ',' after array index, found %s",
 			 tok_describe(peek(p)));
 		sync_after_error(p);
 	}
 	if (n->nargs > UTAP_MAX_KEYS)
-		error_at(n->loc, "too many array keys (%d); the limit is %d", n->nargs,
+		perr(p, n->loc, "too many array keys (%d); the limit is %d", n->nargs,
 			 UTAP_MAX_KEYS);
 	n->args = head.next;
 	return n;
@@ -265,7 +284,7 @@ static struct node *parse_target_suffix(struct parser *p, struct node *n)
 			f = peek(p);
 
 			if (f->kind != TK_IDENT) {
-				error_at(f->loc, "expected a field name after '->', found %s",
+				perr(p, f->loc, "expected a field name after '->', found %s",
 					 tok_describe(f));
 				break;
 			}
@@ -309,7 +328,7 @@ static struct node *parse_at_op(struct parser *p)
 			n = parse_args(p, new_node(N_STATOP, t), name);
 			n->name = name;
 			if (n->nargs < 1 || n->nargs > (i == 5 ? 2 : 1))
-				error_at(t->loc, "%s takes %s", name,
+				perr(p, t->loc, "%s takes %s", name,
 					 i == 5 ? "one or two arguments" : "one argument");
 			n->lhs = n->args;
 			n->rhs = n->args ? n->args->next : NULL;
@@ -322,7 +341,7 @@ static struct node *parse_at_op(struct parser *p)
 		n = parse_args(p, new_node(N_HIST, t), name);
 		n->name = name;
 		if (n->nargs != (linear ? 4 : 1))
-			error_at(t->loc, "%s takes %s", name,
+			perr(p, t->loc, "%s takes %s", name,
 				 linear ? "four arguments (value, low, high, step)" : "one argument");
 		n->lhs = n->args;
 		n->args = n->args ? n->args->next : NULL;
@@ -332,7 +351,7 @@ static struct node *parse_at_op(struct parser *p)
 		n = parse_args(p, new_node(!strcmp(name, "@defined") ? N_DEFINED : N_ENTRY, t),
 			       name);
 		if (n->nargs != 1)
-			error_at(t->loc, "%s takes one argument", name);
+			perr(p, t->loc, "%s takes one argument", name);
 		n->lhs = n->args;
 		return n;
 	}
@@ -340,7 +359,7 @@ static struct node *parse_at_op(struct parser *p)
 		struct node *c = parse_args(p, new_node(N_TERNARY, t), name);
 
 		if (c->nargs != 2) {
-			error_at(t->loc, "@choose_defined takes two arguments");
+			perr(p, t->loc, "@choose_defined takes two arguments");
 			return c;
 		}
 		c->cond = new_node(N_DEFINED, t);
@@ -354,7 +373,7 @@ static struct node *parse_at_op(struct parser *p)
 		n->name = name;
 		return parse_target_suffix(p, n);
 	}
-	error_at(t->loc, "unknown operator '%s'", name);
+	perr(p, t->loc, "unknown operator '%s'", name);
 	return new_node(N_NUM, t);
 }
 
@@ -367,7 +386,7 @@ static struct node *parse_value(struct parser *p)
 		advance(p);
 		n = parse_expr(p);
 		if (!accept(p, ")")) {
-			error_at(peek(p)->loc, "expected ')' to close the '(' at %d:%d, found %s",
+			perr(p, peek(p)->loc, "expected ')' to close the '(' at %d:%d, found %s",
 				 t->loc.line, t->loc.col, tok_describe(peek(p)));
 			sync_after_error(p);
 		}
@@ -400,7 +419,7 @@ static struct node *parse_value(struct parser *p)
 			return parse_index(p, n);
 		return n;
 	}
-	error_at(t->loc, "expected an expression, found %s", tok_describe(t));
+	perr(p, t->loc, "expected an expression, found %s", tok_describe(t));
 	if (t->kind != TK_EOF && !at(p, "}") && !at(p, ";") && !at(p, ")"))
 		advance(p);
 	n = new_node(N_NUM, t);
@@ -438,7 +457,7 @@ static struct node *parse_unary(struct parser *p)
 		n->op = arena_strndup(t->text, t->len);
 		n->lhs = parse_unary(p);
 		if (!is_lvalue(n->lhs))
-			error_at(n->lhs->loc, "operand of '%s' must be a variable", n->op);
+			perr(p, n->lhs->loc, "operand of '%s' must be a variable", n->op);
 		return n;
 	}
 	if (at(p, "-") || at(p, "+") || at(p, "!") || at(p, "~")) {
@@ -525,7 +544,7 @@ static struct node *parse_comparison(struct parser *p)
 			advance(p);
 			n = new_binary(N_REGEX, op, n, parse_shift(p));
 			if (n->rhs->kind != N_STR)
-				error_at(n->rhs->loc, "the right side of '%s' must be a string literal "
+				perr(p, n->rhs->loc, "the right side of '%s' must be a string literal "
 					 "(a regular expression)", n->op);
 		} else {
 			return n;
@@ -538,7 +557,7 @@ static struct node *parse_in_rhs(struct parser *p, struct node *n)
 	struct token *arr = peek(p);
 
 	if (arr->kind != TK_IDENT || is_keyword(arr)) {
-		error_at(arr->loc, "expected an array name after 'in', found %s",
+		perr(p, arr->loc, "expected an array name after 'in', found %s",
 			 tok_describe(arr));
 		return n;
 	}
@@ -568,7 +587,7 @@ static struct node *parse_array_in(struct parser *p)
 		}
 		expect(p, "]", "after the keys of an 'in' test");
 		if (!at_keyword(p, "in")) {
-			error_at(peek(p)->loc, "expected 'in' after a key list, found %s",
+			perr(p, peek(p)->loc, "expected 'in' after a key list, found %s",
 				 tok_describe(peek(p)));
 			return n;
 		}
@@ -641,7 +660,7 @@ static struct node *parse_expr(struct parser *p)
 					    NULL);
 
 		if (!is_lvalue(lhs))
-			error_at(lhs->loc, "left side of '%s' must be a variable or array element",
+			perr(p, lhs->loc, "left side of '%s' must be a variable or array element",
 				 n->op);
 		n->rhs = parse_expr(p);
 		return n;
@@ -709,19 +728,19 @@ static struct symbol *foreach_var(struct parser *p)
 	struct token *t = peek(p);
 
 	if (t->kind != TK_IDENT || is_keyword(t)) {
-		error_at(t->loc, "expected a variable name in foreach, found %s", tok_describe(t));
+		perr(p, t->loc, "expected a variable name in foreach, found %s", tok_describe(t));
 		return NULL;
 	}
 	advance(p);
 	return new_symbol(ident_text(t), SYM_LOCAL, t->loc);
 }
 
-static void set_sort(struct node *n, int col, int dir, struct loc loc)
+static void set_sort(struct parser *p, struct node *n, int col, int dir, struct loc loc)
 {
 	if (!dir)
 		return;
 	if (n->fe_sort_dir)
-		error_at(loc, "only one sort order may be given in a foreach");
+		perr(p, loc, "only one sort order may be given in a foreach");
 	n->fe_sort_col = col;
 	n->fe_sort_dir = dir;
 }
@@ -741,21 +760,21 @@ static struct node *parse_foreach(struct parser *p)
 			struct loc loc = peek(p)->loc;
 
 			if (n->fe_nkeys == UTAP_MAX_KEYS) {
-				error_at(loc, "too many foreach keys; the limit is %d", UTAP_MAX_KEYS);
+				perr(p, loc, "too many foreach keys; the limit is %d", UTAP_MAX_KEYS);
 				break;
 			}
 			n->fe_keys[n->fe_nkeys++] = foreach_var(p);
-			set_sort(n, n->fe_nkeys, parse_sort_mark(p), loc);
+			set_sort(p, n, n->fe_nkeys, parse_sort_mark(p), loc);
 		} while (accept(p, ","));
 		expect(p, "]", "after the foreach keys");
 	} else {
 		struct loc loc = peek(p)->loc;
 
 		n->fe_keys[n->fe_nkeys++] = foreach_var(p);
-		set_sort(n, 1, parse_sort_mark(p), loc);
+		set_sort(p, n, 1, parse_sort_mark(p), loc);
 	}
 	if (!at_keyword(p, "in")) {
-		error_at(peek(p)->loc, "expected 'in' in foreach, found %s", tok_describe(peek(p)));
+		perr(p, peek(p)->loc, "expected 'in' in foreach, found %s", tok_describe(peek(p)));
 		sync_after_error(p);
 		return n;
 	}
@@ -765,7 +784,7 @@ static struct node *parse_foreach(struct parser *p)
 		struct loc loc;
 
 		if (arr->kind != TK_IDENT) {
-			error_at(arr->loc, "expected an array name after 'in', found %s",
+			perr(p, arr->loc, "expected an array name after 'in', found %s",
 				 tok_describe(arr));
 			sync_after_error(p);
 			return n;
@@ -776,7 +795,7 @@ static struct node *parse_foreach(struct parser *p)
 		if (at(p, "["))
 			n->lhs = parse_index(p, n->lhs);
 		loc = peek(p)->loc;
-		set_sort(n, -1, parse_sort_mark(p), loc);
+		set_sort(p, n, -1, parse_sort_mark(p), loc);
 	}
 	if (at_keyword(p, "limit")) {
 		advance(p);
@@ -793,7 +812,7 @@ static struct node *parse_try(struct parser *p)
 
 	n->body = parse_block(p);
 	if (!at_keyword(p, "catch")) {
-		error_at(peek(p)->loc, "expected 'catch' after a try block, found %s",
+		perr(p, peek(p)->loc, "expected 'catch' after a try block, found %s",
 			 tok_describe(peek(p)));
 		return n;
 	}
@@ -812,7 +831,25 @@ static void expect_semicolon(struct parser *p)
 	accept(p, ";");
 }
 
+static struct node *parse_stmt_inner(struct parser *p);
+
 static struct node *parse_stmt(struct parser *p)
+{
+	struct token *start = peek(p);
+	bool quiet_before = p->quiet;
+	struct node *n;
+
+	n = parse_stmt_inner(p);
+	if (p->quiet && !quiet_before) {
+		/* resynchronise at the end of the statement, and always make progress */
+		if (peek(p) == start)
+			advance(p);
+		sync_after_error(p);
+	}
+	return n;
+}
+
+static struct node *parse_stmt_inner(struct parser *p)
 {
 	struct token *t = peek(p);
 	struct node *n;
@@ -853,12 +890,12 @@ static struct node *parse_stmt(struct parser *p)
 		n = new_node(N_DELETE, advance(p));
 		n->lhs = parse_expr(p);
 		if (!is_lvalue(n->lhs))
-			error_at(n->lhs->loc, "'delete' needs a variable, array or array element");
+			perr(p, n->lhs->loc, "'delete' needs a variable, array or array element");
 		expect_semicolon(p);
 		return n;
 	}
 	if (is_keyword(t)) {
-		error_at(t->loc, "unexpected keyword '%.*s' here", (int)t->len, t->text);
+		perr(p, t->loc, "unexpected keyword '%.*s' here", (int)t->len, t->text);
 		advance(p);
 		sync_after_error(p);
 		return new_node(N_NULL, t);
@@ -875,11 +912,14 @@ static struct node *parse_block(struct parser *p)
 	struct node *n = new_node(N_BLOCK, open);
 	struct node head = { 0 }, *cur = &head;
 
+	bool quiet = p->quiet;
+
 	if (!expect(p, "{", "to open a block"))
 		return n;
 	while (!at(p, "}")) {
+		p->quiet = quiet;	/* each statement may report its own first error */
 		if (peek(p)->kind == TK_EOF) {
-			error_at(peek(p)->loc, "expected '}' to close the block opened at %d:%d",
+			perr(p, peek(p)->loc, "expected '}' to close the block opened at %d:%d",
 				 open->loc.line, open->loc.col);
 			break;
 		}
@@ -908,7 +948,7 @@ static struct node *parse_pp_literal(struct parser *p)
 		n->type = TY_LONG;
 		return n;
 	}
-	error_at(t->loc, "expected a number or a string as a probe point argument, found %s",
+	perr(p, t->loc, "expected a number or a string as a probe point argument, found %s",
 		 tok_describe(t));
 	return NULL;
 }
@@ -929,7 +969,7 @@ static const char *parse_component_name(struct parser *p)
 		first = false;
 	}
 	if (first) {
-		error_at(peek(p)->loc, "expected a probe point, found %s", tok_describe(peek(p)));
+		perr(p, peek(p)->loc, "expected a probe point, found %s", tok_describe(peek(p)));
 		return NULL;
 	}
 	name = arena_strdup(sb.buf);
@@ -1028,7 +1068,7 @@ static enum type parse_type_suffix(struct parser *p)
 		advance(p);
 		return TY_STRING;
 	}
-	error_at(t->loc, "expected a type ('long' or 'string'), found %s", tok_describe(t));
+	perr(p, t->loc, "expected a type ('long' or 'string'), found %s", tok_describe(t));
 	if (t->kind == TK_IDENT)
 		advance(p);
 	return TY_UNKNOWN;
@@ -1042,7 +1082,7 @@ static void parse_function(struct parser *p, bool is_private)
 
 	(void)kw;
 	if (name->kind != TK_IDENT || is_keyword(name)) {
-		error_at(name->loc, "expected a function name, found %s", tok_describe(name));
+		perr(p, name->loc, "expected a function name, found %s", tok_describe(name));
 		sync_after_error(p);
 		return;
 	}
@@ -1061,7 +1101,7 @@ static void parse_function(struct parser *p, bool is_private)
 		struct symbol *s;
 
 		if (pt->kind != TK_IDENT || is_keyword(pt)) {
-			error_at(pt->loc, "expected a parameter name, found %s", tok_describe(pt));
+			perr(p, pt->loc, "expected a parameter name, found %s", tok_describe(pt));
 			sync_after_error(p);
 			return;
 		}
@@ -1099,7 +1139,7 @@ static void parse_global(struct parser *p, bool is_private)
 		struct global *g;
 
 		if (name->kind != TK_IDENT || is_keyword(name)) {
-			error_at(name->loc, "expected a global variable name, found %s",
+			perr(p, name->loc, "expected a global variable name, found %s",
 				 tok_describe(name));
 			sync_after_error(p);
 			return;
@@ -1116,7 +1156,7 @@ static void parse_global(struct parser *p, bool is_private)
 			struct token *sz = peek(p);
 
 			if (sz->kind != TK_NUM || sz->num <= 0) {
-				error_at(sz->loc, "expected a positive array size, found %s",
+				perr(p, sz->loc, "expected a positive array size, found %s",
 					 tok_describe(sz));
 			} else {
 				g->size = (long)sz->num;
@@ -1167,12 +1207,13 @@ struct file *parse_file(const struct source *src, struct token *tok)
 		struct token *t = peek(&p);
 		bool is_private = false;
 
+		p.quiet = false;
 		if (at_keyword(&p, "private")) {
 			advance(&p);
 			is_private = true;
 			t = peek(&p);
 			if (!at_keyword(&p, "global") && !at_keyword(&p, "function")) {
-				error_at(t->loc, "expected 'global' or 'function' after 'private'");
+				perr(&p, t->loc, "expected 'global' or 'function' after 'private'");
 				sync_after_error(&p);
 				continue;
 			}
@@ -1194,7 +1235,7 @@ struct file *parse_file(const struct source *src, struct token *tok)
 		} else if (at(&p, ";")) {
 			advance(&p);
 		} else {
-			error_at(t->loc, "expected 'probe', 'function' or 'global', found %s",
+			perr(&p, t->loc, "expected 'probe', 'function' or 'global', found %s",
 				 tok_describe(t));
 			advance(&p);
 			sync_after_error(&p);

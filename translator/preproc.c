@@ -304,7 +304,9 @@ static struct token *expand_conditional(struct pp *pp, struct token *tok)
 	if (!tok_is(tok, "%?")) {
 		error_at(tok->loc, "expected '%%?' after preprocessor condition, found %s",
 			 tok_describe(tok));
-		return tok;
+		/* skip the whole conditional so its '%)' is not reported again */
+		collect_until(&tok, tok, "%)", NULL, open);
+		return tok->kind == TK_EOF ? tok : tok->next;
 	}
 	then = collect_until(&tok, tok->next, "%:", "%)", open);
 	if (tok_is(tok, "%:"))
@@ -405,7 +407,8 @@ static struct token *expand_macro(struct pp *pp, struct macro *m, struct token *
 	tok = tok->next;
 	if (m->nparams) {
 		if (!tok_is(tok, "(")) {
-			error_at(tok->loc, "macro '%s' takes %d arguments", m->name, m->nparams);
+			error_at(tok->loc, "macro '%s' takes %d argument%s", m->name, m->nparams,
+				 m->nparams == 1 ? "" : "s");
 			*rest = tok;
 			return NULL;
 		}
@@ -430,7 +433,8 @@ static struct token *expand_macro(struct pp *pp, struct macro *m, struct token *
 			tok = tok->next;
 		}
 		if (n != m->nparams || !tok_is(tok, ")")) {
-			error_at(at, "macro '%s' takes %d arguments", m->name, m->nparams);
+			error_at(at, "macro '%s' takes %d argument%s", m->name, m->nparams,
+				 m->nparams == 1 ? "" : "s");
 			*rest = tok;
 			return NULL;
 		}

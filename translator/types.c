@@ -182,10 +182,15 @@ static void prepare_print(struct node *n)
 		return;
 	}
 	n->fmt = parse_format(fmt->str, fmt->str_len, fmt->loc);
-	if (n->fmt && n->fmt->nargs != n->nargs - 1)
-		error_at(n->loc, "format \"%s\" wants %d argument%s but %d %s given", fmt->str,
+	if (n->fmt && n->fmt->nargs != n->nargs - 1) {
+		struct strbuf q = { 0 };
+
+		dump_expr(&q, fmt);
+		error_at(n->loc, "format %s wants %d argument%s but %d %s given", q.buf,
 			 n->fmt->nargs, n->fmt->nargs == 1 ? "" : "s", n->nargs - 1,
 			 n->nargs - 1 == 1 ? "is" : "are");
+		sb_free(&q);
+	}
 }
 
 static enum type infer_print(struct node *n)
@@ -235,11 +240,17 @@ static enum type infer_assign(struct node *n)
 		lt = n->lhs->kind == N_VAR && n->lhs->sym ? n->lhs->sym->type :
 		     n->lhs->kind == N_INDEX && n->lhs->sym ? n->lhs->sym->type : TY_UNKNOWN;
 		rt = infer(n->rhs, lt == TY_STATS ? TY_UNKNOWN : lt);
+		if (lt != TY_UNKNOWN && rt != TY_UNKNOWN && lt != rt && lt != TY_STATS) {
+			/* one message for one mistake: the value does not fit the variable */
+			if (checking)
+				error_at(n->rhs->loc, "type mismatch: assigning a %s to '%s', which is "
+					 "%s", type_name(rt), n->lhs->sym ? n->lhs->sym->name : "?",
+					 type_name(lt));
+			return lt;
+		}
 		lt = infer(n->lhs, rt);
 		if (rt == TY_UNKNOWN)
 			rt = infer(n->rhs, lt);
-		if (lt != TY_UNKNOWN && rt != TY_UNKNOWN && lt != rt)
-			mismatch(n->rhs->loc, "the assigned value", rt, lt);
 		return lt;
 	}
 	if (!strcmp(op, ".=")) {
@@ -434,10 +445,17 @@ static void infer_all(struct session *s)
 
 static void check_symbol(const struct symbol *sym, const char *owner)
 {
+	if (sym->type == TY_STATS && sym->kind != SYM_GLOBAL) {
+		error_at(sym->loc, "statistics '%s' must be a global variable", sym->name);
+		return;
+	}
+	/* after other errors an unknown type is usually their echo */
+	if (sym->type == TY_UNKNOWN && diag_errors)
+		return;
 	if (sym->type == TY_UNKNOWN)
 		error_at(sym->loc, "cannot infer the type of %s '%s'%s", owner, sym->name,
 			 sym->kind == SYM_LOCAL ? " (it is never assigned a value)" : "");
-	for (int i = 0; i < sym->arity; i++)
+	for (int i = 0; i < sym->arity && !diag_errors; i++)
 		if (sym->keytypes[i] == TY_UNKNOWN)
 			error_at(sym->loc, "cannot infer the type of key %d of array '%s'", i + 1,
 				 sym->name);
