@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * uprobe.c - process("path").function/.statement/.mark probes: inode
+ * uprobes and uretprobes.
+ *
+ * The translator resolves every probe to a file and a file offset (and,
+ * for SDT markers with a semaphore, the semaphore's file offset), so
+ * registration needs no symbol lookups in the kernel. A uprobe lives on
+ * the inode: it fires in every process that maps the file, now or later;
+ * process(PID) probes are filtered in the handler.
+ *
+ * Handlers run in the probed task's context, from the breakpoint trap, on
+ * the way back to user mode. The utap context still disables preemption,
+ * so the probe body follows the same rules as any other probe: no
+ * sleeping, user memory only through the non-faulting accessors.
+ *
+ * After uprobe_unregister() returns no handler of that consumer runs: the
+ * kernel takes the uprobe's register_rwsem for writing, and handler chains
+ * hold it for reading.
+ */
+#include <linux/uprobes.h>
+#include <linux/namei.h>
+#include <linux/dcache.h>
+#include <linux/path.h>
+
+#include "probes/target.c"
+
+struct utap_uprobe {
+	/* from the translator */
+	const char *path;		/* canonical path of the binary */
+	loff_t offset;			/* file offset of the probed instruction */
+	loff_t ref_ctr_offset;		/* file offset of an SDT semaphore, or 0 */
+	pid_t pid;			/* process(PID): only this process; 0: any */
+	bool target_tree;		/* only the -c/-x target and its descendants */
+	bool is_return;
+	bool optional;			/* probe point marked '?': a failure is skipped */
+	const struct utap_probe *probe;
+	void (*handler)(struct utap_context *c);
+	const void *data;		/* the family's static data (SDT argument specs) */
+
+	/* run time */
+	struct uprobe_consumer uc;
+	struct path kpath;		/* keeps the inode (and its mount) alive */
+	struct inode *inode;		/* the inode the file's pages really live in */
+#ifdef UTAP_HAVE_UPROBE_REGISTER_RETURNS_UPROBE
+	struct uprobe *uprobe;
+#endif
+	bool registered;
+};
+
+static void utap_uprobe_run(struct utap_uprobe *up, struct pt_regs *regs)
+{
+	struct utap_context *c;
+
+	if (up->pid && task_tgid_nr(current) != up->pid)
+		return;
+	if (up->target_tree && !utap_in_target_tree(current))
+		return;
+	c = utap_context_enter(up->probe, UTAP_RUNNING);
+	if (!c)
+		return;
+	c->regs = regs;
+	c->user_mode = true;
+	c->probe_data = up;
+	up->handler(c);
+	utap_context_leave(c);
+}
+
+#ifdef UTAP_HAVE_UPROBE_HANDLER_DATA
+#define UTAP_UPROBE_DATA_ARG , __u64 *data
+#else
+#define UTAP_UPROBE_DATA_ARG
+#endif
+
+static int utap_uprobe_hit(struct uprobe_consumer *uc, struct pt_regs *regs UTAP_UPROBE_DATA_ARG)
+{
+	utap_uprobe_run(container_of(uc, struct utap_uprobe, uc), regs);
+	return 0;
+}
+
+/* The kernel has already set regs->ip to the return address in the caller. */
+static int utap_uretprobe_hit(struct uprobe_consumer *uc, unsigned long func,
+			      struct pt_regs *regs UTAP_UPROBE_DATA_ARG)
+{
+	utap_uprobe_run(container_of(uc, struct utap_uprobe, uc), regs);
+	return 0;
+}
+
+static int utap_uprobe_attach(struct utap_uprobe *up)
+{
+#ifdef UTAP_HAVE_UPROBE_REGISTER_RETURNS_UPROBE
+	up->uprobe = uprobe_register(up->inode, up->offset, up->ref_ctr_offset, &up->uc);
+	return PTR_ERR_OR_ZERO(up->uprobe);
+#elif defined(UTAP_HAVE_UPROBE_REGISTER_REFCTR)
+	return uprobe_register_refctr(up->inode, up->offset, up->ref_ctr_offset, &up->uc);
+#else
+	if (up->ref_ctr_offset)
+		return -EOPNOTSUPP;
+	return uprobe_register(up->inode, up->offset, &up->uc);
+#endif
+}
+
+static void utap_uprobe_detach(struct utap_uprobe *up)
+{
+#ifdef UTAP_HAVE_UPROBE_REGISTER_RETURNS_UPROBE
+	uprobe_unregister_nosync(up->uprobe, &up->uc);
+#else
+	uprobe_unregister(up->inode, up->offset, &up->uc);
+#endif
+}
+
+/*
+ * The probe's file as the page cache knows it. On overlayfs (the --vm
+ * guest's root) a mapping's vm_file is the file of the layer below, so the
+ * uprobe must sit on that layer's inode, not on the overlay's.
+ */
+static int utap_uprobe_lookup(struct utap_uprobe *up)
+{
+	int rc = kern_path(up->path, LOOKUP_FOLLOW, &up->kpath);
+
+	if (rc)
+		return rc;
+	up->inode = d_real_inode(up->kpath.dentry);
+	if (!up->inode || !S_ISREG(up->inode->i_mode)) {
+		path_put(&up->kpath);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int utap_uprobe_register_one(struct utap_uprobe *up)
+{
+	int rc = utap_uprobe_lookup(up);
+
+	if (rc)
+		return rc;
+	memset(&up->uc, 0, sizeof(up->uc));
+	if (up->is_return)
+		up->uc.ret_handler = utap_uretprobe_hit;
+	else
+		up->uc.handler = utap_uprobe_hit;
+	rc = utap_uprobe_attach(up);
+	if (rc) {
+		path_put(&up->kpath);
+		return rc;
+	}
+	up->registered = true;
+	return 0;
+}
+
+static int utap_uprobes_register(struct utap_uprobe *ups, int n)
+{
+	for (int i = 0; i < n; i++) {
+		int rc = utap_uprobe_register_one(&ups[i]);
+
+		if (rc && ups[i].optional)
+			continue;
+		if (rc) {
+			utap_err("probe %s registration error (rc %d): cannot place a uprobe in "
+				 "%s at offset 0x%llx", ups[i].probe->pp, rc, ups[i].path,
+				 (unsigned long long)ups[i].offset);
+			return rc;
+		}
+	}
+	return 0;
+}
+
+/* Safe on a partly registered table: the registration error path calls it too. */
+static void utap_uprobes_unregister(struct utap_uprobe *ups, int n)
+{
+	bool any = false;
+
+	for (int i = 0; i < n; i++) {
+		if (!ups[i].registered)
+			continue;
+		utap_uprobe_detach(&ups[i]);
+		any = true;
+	}
+#ifdef UTAP_HAVE_UPROBE_REGISTER_RETURNS_UPROBE
+	if (any)
+		uprobe_unregister_sync();
+#endif
+	for (int i = 0; i < n; i++) {
+		if (!ups[i].registered)
+			continue;
+		path_put(&ups[i].kpath);
+		ups[i].registered = false;
+	}
+	(void)any;
+}

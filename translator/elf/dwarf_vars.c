@@ -1,0 +1,1127 @@
+/*
+ * dwarf_vars.c - target variables of user-space functions from DWARF.
+ * See dwarf_vars.h for what is supported.
+ *
+ * Pass 2 turns each target variable into a plan: a C expression for a
+ * starting value over the probe's registers (c->regs), then steps (add an
+ * offset, add a scaled script index, load from user memory, narrow to the
+ * type's width). Pass 3 emits the steps; a failing load raises stap's
+ * "read fault" error, catchable with try/catch.
+ */
+#include "elf/dwarf_vars.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <fnmatch.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the DWARF of one binary ---------------------------------------------- */
+
+struct func_entry {
+	uint64_t entry;
+	Dwarf_Off off;
+};
+
+struct dwarf_file {
+	Dwarf *dw;
+	struct func_entry *funcs;	/* sorted by entry */
+	size_t n, cap;
+};
+
+struct dwarf_func {
+	struct dwarf_file *df;
+	Dwarf_Die die;			/* the concrete (out-of-line) subprogram */
+	uint64_t entry;
+	const char *where;		/* "file:line" or NULL */
+};
+
+static bool has_debug_info(Elf *elf)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name && !strcmp(name, ".debug_info"))
+			return true;
+	}
+	return false;
+}
+
+static void add_entry(struct dwarf_file *df, uint64_t entry, Dwarf_Off off)
+{
+	if (df->n == df->cap) {
+		df->cap = df->cap ? df->cap * 2 : 256;
+		df->funcs = realloc(df->funcs, df->cap * sizeof(*df->funcs));
+		if (!df->funcs)
+			fatal("out of memory");
+	}
+	df->funcs[df->n++] = (struct func_entry){ entry, off };
+}
+
+/*
+ * A function's entry is its entry_pc/low_pc; a function split into hot
+ * and cold parts has only ranges, and any range start may be the entry
+ * (the symbol decides which).
+ */
+static int collect_func(Dwarf_Die *func, void *arg)
+{
+	struct dwarf_file *df = arg;
+	Dwarf_Addr pc, base, start, end;
+	ptrdiff_t off = 0;
+
+	if (dwarf_entrypc(func, &pc) == 0) {
+		add_entry(df, pc, dwarf_dieoffset(func));
+		return DWARF_CB_OK;
+	}
+	while ((off = dwarf_ranges(func, off, &base, &start, &end)) > 0)
+		add_entry(df, start, dwarf_dieoffset(func));
+	return DWARF_CB_OK;
+}
+
+static int by_entry(const void *a, const void *b)
+{
+	const struct func_entry *x = a, *y = b;
+
+	return x->entry < y->entry ? -1 : x->entry > y->entry;
+}
+
+static struct dwarf_file *dwarf_load(struct ubinary *b)
+{
+	struct dwarf_file *df;
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	Elf *elf;
+
+	if (b->dwarf_loaded)
+		return b->dwarf;
+	b->dwarf_loaded = true;
+	elf = has_debug_info(b->di.file.elf) ? b->di.file.elf :
+	      has_debug_info(b->di.separate.elf) ? b->di.separate.elf : NULL;
+	if (!elf)
+		return NULL;
+	df = arena_alloc(sizeof(*df));
+	df->dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+	if (!df->dw)
+		return NULL;
+	while (dwarf_nextcu(df->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+
+		if (dwarf_offdie(df->dw, off + hsize, &cu))
+			dwarf_getfuncs(&cu, collect_func, df, 0);
+		off = next;
+	}
+	if (df->n)
+		qsort(df->funcs, df->n, sizeof(*df->funcs), by_entry);
+	b->dwarf = df;
+	return df;
+}
+
+static const char *decl_where(Dwarf_Die *die)
+{
+	const char *file = dwarf_decl_file(die);
+	int line;
+
+	if (!file)
+		return NULL;
+	if (dwarf_decl_line(die, &line) == 0)
+		return arena_printf("%s:%d", file, line);
+	return arena_strdup(file);
+}
+
+struct dwarf_func *dwarf_func_find(struct ubinary *b, const char *name, uint64_t entry)
+{
+	struct dwarf_file *df = dwarf_load(b);
+	struct dwarf_func *best = NULL;
+	size_t lo = 0, hi;
+
+	if (!df)
+		return NULL;
+	hi = df->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (df->funcs[mid].entry < entry)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* several DIEs may start here (aliases): prefer the one with the symbol's name */
+	for (; lo < df->n && df->funcs[lo].entry == entry; lo++) {
+		Dwarf_Die die;
+		const char *dn;
+
+		if (!dwarf_offdie(df->dw, df->funcs[lo].off, &die))
+			continue;
+		dn = dwarf_diename(&die);
+		if (best && !(dn && !strcmp(dn, name)))
+			continue;
+		if (!best)
+			best = arena_alloc(sizeof(*best));
+		best->df = df;
+		best->die = die;
+		best->entry = entry;
+		best->where = decl_where(&die);
+		if (dn && !strcmp(dn, name))
+			break;
+	}
+	return best;
+}
+
+struct dwarf_func *dwarf_func_at(struct ubinary *b, uint64_t pc)
+{
+	struct dwarf_file *df = dwarf_load(b);
+	size_t i;
+
+	if (!df)
+		return NULL;
+	/* the nearest entries at or below pc first: nested functions are rare in C */
+	for (i = df->n; i > 0 && df->funcs[i - 1].entry > pc; i--)
+		;
+	for (; i > 0; i--) {
+		Dwarf_Die die;
+		struct dwarf_func *f;
+
+		if (!dwarf_offdie(df->dw, df->funcs[i - 1].off, &die) || dwarf_haspc(&die, pc) != 1)
+			continue;
+		f = arena_alloc(sizeof(*f));
+		f->df = df;
+		f->die = die;
+		f->entry = df->funcs[i - 1].entry;
+		f->where = decl_where(&die);
+		return f;
+	}
+	return NULL;
+}
+
+const char *dwarf_func_where(const struct dwarf_func *f)
+{
+	return f ? f->where : NULL;
+}
+
+static bool file_matches(const char *pattern, const char *file)
+{
+	const char *base = strrchr(file, '/');
+	size_t pl = strlen(pattern), fl = strlen(file);
+
+	if (!fnmatch(pattern, file, 0) || (base && !fnmatch(pattern, base + 1, 0)))
+		return true;
+	/* a relative path matches the tail of the recorded one */
+	return pl < fl && file[fl - pl - 1] == '/' && !strcmp(file + fl - pl, pattern);
+}
+
+bool dwarf_func_in_file(struct ubinary *b, const char *name, uint64_t entry, const char *spec)
+{
+	struct dwarf_func *f = dwarf_func_find(b, name, entry);
+	const char *colon = strrchr(spec, ':');
+	const char *file_pat = colon ? arena_strndup(spec, (size_t)(colon - spec)) : spec;
+	const char *file;
+	int line;
+
+	if (!f || !(file = dwarf_decl_file(&f->die)) || !file_matches(file_pat, file))
+		return false;
+	if (!colon)
+		return true;
+	return dwarf_decl_line(&f->die, &line) == 0 && line == atoi(colon + 1);
+}
+
+/* ---- types ------------------------------------------------------------------- */
+
+static bool die_type(Dwarf_Die *die, Dwarf_Die *type)
+{
+	Dwarf_Attribute a;
+
+	return dwarf_attr_integrate(die, DW_AT_type, &a) && dwarf_formref_die(&a, type);
+}
+
+/* The type with typedefs and qualifiers taken off; false for void. */
+static bool peeled_type(Dwarf_Die *die, Dwarf_Die *out)
+{
+	Dwarf_Die t;
+
+	if (!die_type(die, &t))
+		return false;
+	return dwarf_peel_type(&t, out) == 0;
+}
+
+struct scalar {
+	int size;
+	bool is_signed;
+};
+
+static bool is_pointer_tag(int tag)
+{
+	return tag == DW_TAG_pointer_type || tag == DW_TAG_reference_type ||
+	       tag == DW_TAG_rvalue_reference_type;
+}
+
+/* An integer-like type a long can hold; NULL, or why it is not one. */
+static const char *scalar_of(Dwarf_Die *t, struct scalar *sc)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word enc = DW_ATE_unsigned, size = 0;
+	int tag = dwarf_tag(t);
+
+	if (is_pointer_tag(tag)) {
+		*sc = (struct scalar){ 8, false };
+		return NULL;
+	}
+	if (tag != DW_TAG_base_type && tag != DW_TAG_enumeration_type)
+		return "not an integer or pointer";
+	if (dwarf_attr(t, DW_AT_encoding, &a))
+		dwarf_formudata(&a, &enc);
+	if (!dwarf_attr(t, DW_AT_byte_size, &a) || dwarf_formudata(&a, &size))
+		return "a type of unknown size";
+	if (enc == DW_ATE_float || enc == DW_ATE_complex_float)
+		return "floating point";
+	if (size != 1 && size != 2 && size != 4 && size != 8)
+		return "wider than a long";
+	if (tag == DW_TAG_enumeration_type) {
+		Dwarf_Die under;
+
+		enc = DW_ATE_unsigned;
+		if (peeled_type(t, &under) && dwarf_attr(&under, DW_AT_encoding, &a))
+			dwarf_formudata(&a, &enc);
+	}
+	sc->size = (int)size;
+	sc->is_signed = enc == DW_ATE_signed || enc == DW_ATE_signed_char;
+	return NULL;
+}
+
+static void type_name_into(struct strbuf *sb, Dwarf_Die *type, int depth);
+
+/* The name stap's -L prints for the type of DIE ("int", "char const*", "struct s*"). */
+static const char *dw_type_name(Dwarf_Die *die)
+{
+	struct strbuf sb = { 0 };
+	Dwarf_Die t;
+	const char *r;
+
+	if (!die_type(die, &t))
+		return "void";
+	type_name_into(&sb, &t, 0);
+	r = arena_strdup(sb.buf ? sb.buf : "?");
+	sb_free(&sb);
+	return r;
+}
+
+static void inner_name(struct strbuf *sb, Dwarf_Die *type, int depth)
+{
+	Dwarf_Die t;
+
+	if (die_type(type, &t))
+		type_name_into(sb, &t, depth + 1);
+	else
+		sb_puts(sb, "void");
+}
+
+static void type_name_into(struct strbuf *sb, Dwarf_Die *type, int depth)
+{
+	const char *name = dwarf_diename(type);
+	Dwarf_Word n;
+
+	if (depth > 16) {
+		sb_puts(sb, "?");
+		return;
+	}
+	switch (dwarf_tag(type)) {
+	case DW_TAG_pointer_type:
+	case DW_TAG_reference_type:
+	case DW_TAG_rvalue_reference_type:
+		inner_name(sb, type, depth);
+		sb_puts(sb, dwarf_tag(type) == DW_TAG_pointer_type ? "*" : "&");
+		return;
+	case DW_TAG_const_type:
+	case DW_TAG_volatile_type:
+		inner_name(sb, type, depth);
+		sb_puts(sb, dwarf_tag(type) == DW_TAG_const_type ? " const" : " volatile");
+		return;
+	case DW_TAG_structure_type:
+	case DW_TAG_union_type:
+	case DW_TAG_enumeration_type:
+	case DW_TAG_class_type:
+		sb_printf(sb, "%s %s", dwarf_tag(type) == DW_TAG_union_type ? "union" :
+			  dwarf_tag(type) == DW_TAG_enumeration_type ? "enum" :
+			  dwarf_tag(type) == DW_TAG_class_type ? "class" : "struct",
+			  name ? name : "{...}");
+		return;
+	case DW_TAG_array_type:
+		inner_name(sb, type, depth);
+		if (dwarf_aggregate_size(type, &n) == 0)
+			sb_printf(sb, "[%" PRIu64 "]", (uint64_t)n);
+		else
+			sb_puts(sb, "[]");
+		return;
+	case DW_TAG_subroutine_type:
+		sb_puts(sb, "void (*)()");
+		return;
+	default:
+		sb_puts(sb, name ? name : "?");
+	}
+}
+
+/* ---- locations ---------------------------------------------------------------- */
+
+/* DWARF register numbers 0-16 of x86-64 and their struct pt_regs fields. */
+static const char *const dwarf_regs[] = {
+	"ax", "dx", "cx", "bx", "si", "di", "bp", "sp",
+	"r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "ip",
+};
+
+static const char *reg_c(unsigned regno)
+{
+	if (regno >= ARRAY_LEN(dwarf_regs))
+		return NULL;
+	return arena_printf("((uint64_t)c->regs->%s)", dwarf_regs[regno]);
+}
+
+enum loc_kind { LOC_NONE, LOC_VALUE, LOC_ADDR };
+
+/* Where a variable is: a value (C expression) or the address of its bytes. */
+struct dwloc {
+	enum loc_kind kind;
+	const char *c;
+	const char *why;	/* LOC_NONE: why not */
+};
+
+struct eval {
+	Dwarf_Die *func;	/* for DW_AT_frame_base */
+	uint64_t pc;
+	bool at_entry;		/* pc is the function's first instruction */
+	int depth;
+	const char *stack[8];
+	int sp;
+};
+
+static struct dwloc loc_none(const char *why)
+{
+	return (struct dwloc){ LOC_NONE, NULL, why };
+}
+
+static struct dwloc eval_attr(struct eval *ev, Dwarf_Attribute *attr);
+
+static bool push(struct eval *ev, const char *c)
+{
+	if (ev->sp == (int)ARRAY_LEN(ev->stack))
+		return false;
+	ev->stack[ev->sp++] = c;
+	return true;
+}
+
+/* The frame base as a value: where DW_OP_fbreg offsets start. */
+static const char *frame_base(struct eval *ev)
+{
+	Dwarf_Attribute a;
+	struct dwloc l;
+
+	if (ev->depth > 2 || !dwarf_attr_integrate(ev->func, DW_AT_frame_base, &a))
+		return NULL;
+	ev->depth++;
+	l = eval_attr(ev, &a);
+	ev->depth--;
+	return l.kind == LOC_NONE ? NULL : l.c;
+}
+
+/* DW_OP_entry_value(DW_OP_regN): at the entry itself that is simply regN. */
+static const char *entry_value(struct eval *ev, Dwarf_Attribute *attr, Dwarf_Op *op)
+{
+	Dwarf_Attribute sub;
+	Dwarf_Op *ops;
+	size_t n;
+
+	if (!ev->at_entry || dwarf_getlocation_attr(attr, op, &sub) ||
+	    dwarf_getlocation(&sub, &ops, &n) || n != 1)
+		return NULL;
+	if (ops[0].atom >= DW_OP_reg0 && ops[0].atom <= DW_OP_reg31)
+		return reg_c(ops[0].atom - DW_OP_reg0);
+	if (ops[0].atom == DW_OP_regx)
+		return reg_c((unsigned)ops[0].number);
+	return NULL;
+}
+
+static const char *binary_c(uint8_t atom)
+{
+	switch (atom) {
+	case DW_OP_plus: return "+";
+	case DW_OP_minus: return "-";
+	case DW_OP_mul: return "*";
+	case DW_OP_and: return "&";
+	case DW_OP_or: return "|";
+	case DW_OP_xor: return "^";
+	case DW_OP_shl: return "<<";
+	case DW_OP_shr: return ">>";
+	default: return NULL;
+	}
+}
+
+/* One operation that only pushes or combines; false if it is not one of those. */
+static bool eval_simple_op(struct eval *ev, Dwarf_Attribute *attr, Dwarf_Op *op, bool *ok)
+{
+	uint8_t a = op->atom;
+	const char *x;
+
+	*ok = true;
+	if (a >= DW_OP_breg0 && a <= DW_OP_breg31)
+		*ok = (x = reg_c(a - DW_OP_breg0)) &&
+		      push(ev, arena_printf("(%s + %" PRId64 "ULL)", x, (int64_t)op->number));
+	else if (a == DW_OP_bregx)
+		*ok = (x = reg_c((unsigned)op->number)) &&
+		      push(ev, arena_printf("(%s + %" PRId64 "ULL)", x, (int64_t)op->number2));
+	else if (a == DW_OP_fbreg)
+		*ok = (x = frame_base(ev)) &&
+		      push(ev, arena_printf("(%s + %" PRId64 "ULL)", x, (int64_t)op->number));
+	else if (a == DW_OP_call_frame_cfa)
+		/* at the first instruction the return address was the last push */
+		*ok = ev->at_entry && push(ev, "((uint64_t)c->regs->sp + 8)");
+	else if (a >= DW_OP_lit0 && a <= DW_OP_lit31)
+		*ok = push(ev, arena_printf("%dULL", a - DW_OP_lit0));
+	else if (a == DW_OP_const1u || a == DW_OP_const2u || a == DW_OP_const4u ||
+		 a == DW_OP_const8u || a == DW_OP_constu || a == DW_OP_const1s ||
+		 a == DW_OP_const2s || a == DW_OP_const4s || a == DW_OP_const8s ||
+		 a == DW_OP_consts)
+		*ok = push(ev, arena_printf("%" PRIu64 "ULL", (uint64_t)op->number));
+	else if (a == DW_OP_plus_uconst)
+		*ok = ev->sp > 0 && (ev->stack[ev->sp - 1] = arena_printf(
+			"(%s + %" PRIu64 "ULL)", ev->stack[ev->sp - 1], (uint64_t)op->number));
+	else if (a == DW_OP_neg || a == DW_OP_not)
+		*ok = ev->sp > 0 && (ev->stack[ev->sp - 1] = arena_printf(
+			"(%s%s)", a == DW_OP_neg ? "-" : "~", ev->stack[ev->sp - 1]));
+	else if (binary_c(a)) {
+		*ok = ev->sp > 1;
+		if (*ok) {
+			ev->sp--;
+			ev->stack[ev->sp - 1] = arena_printf("(%s %s %s)", ev->stack[ev->sp - 1],
+							     binary_c(a), ev->stack[ev->sp]);
+		}
+	} else if (a == DW_OP_entry_value || a == DW_OP_GNU_entry_value)
+		*ok = (x = entry_value(ev, attr, op)) && push(ev, x);
+	else
+		return false;
+	return true;
+}
+
+static struct dwloc eval_ops(struct eval *ev, Dwarf_Attribute *attr, Dwarf_Op *ops, size_t n)
+{
+	ev->sp = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint8_t a = ops[i].atom;
+		bool last = i + 1 == n || ops[i + 1].atom == DW_OP_piece;
+		bool ok;
+
+		if ((a >= DW_OP_reg0 && a <= DW_OP_reg31) || a == DW_OP_regx) {
+			const char *r = reg_c(a == DW_OP_regx ? (unsigned)ops[i].number :
+					      (unsigned)(a - DW_OP_reg0));
+
+			if (!last || !r)
+				return loc_none("in a register utap cannot read");
+			return (struct dwloc){ LOC_VALUE, r, NULL };
+		}
+		if (a == DW_OP_stack_value)
+			return ev->sp == 1 ? (struct dwloc){ LOC_VALUE, ev->stack[0], NULL } :
+			       loc_none("a computed value utap cannot evaluate");
+		if (a == DW_OP_piece)
+			break;	/* the first piece: enough for the scalars utap reads */
+		if (!eval_simple_op(ev, attr, &ops[i], &ok))
+			return loc_none(arena_printf("described by DWARF operation 0x%x, which "
+						     "utap does not evaluate", a));
+		if (!ok)
+			return loc_none(a == DW_OP_call_frame_cfa || a == DW_OP_entry_value ||
+					a == DW_OP_GNU_entry_value ? "only known at the function's "
+					"entry" : "in a location utap cannot evaluate");
+	}
+	if (ev->sp != 1)
+		return loc_none("in a location utap cannot evaluate");
+	return (struct dwloc){ LOC_ADDR, ev->stack[0], NULL };
+}
+
+static struct dwloc eval_attr(struct eval *ev, Dwarf_Attribute *attr)
+{
+	Dwarf_Op *ops;
+	size_t n;
+	int rc = dwarf_getlocation_addr(attr, ev->pc, &ops, &n, 1);
+
+	if (rc < 0)
+		return loc_none("its location cannot be read");
+	if (rc == 0 || n == 0)
+		return loc_none("optimized out at this address");
+	return eval_ops(ev, attr, ops, n);
+}
+
+static struct dwloc var_location(Dwarf_Die *func, Dwarf_Die *var, uint64_t pc, bool at_entry)
+{
+	struct eval ev = { .func = func, .pc = pc, .at_entry = at_entry };
+	Dwarf_Attribute a;
+
+	/* the concrete DIE has the location; its abstract origin only name and type */
+	if (!dwarf_attr(var, DW_AT_location, &a)) {
+		if (dwarf_attr(var, DW_AT_const_value, &a))
+			return loc_none("a constant utap does not read yet");
+		return loc_none("optimized out");
+	}
+	return eval_attr(&ev, &a);
+}
+
+/* ---- variables in scope ------------------------------------------------------- */
+
+/* The parameters (or top-level locals) of FUNC, in order. */
+static int func_vars(Dwarf_Die *func, int tag, Dwarf_Die *out, int max)
+{
+	Dwarf_Die child;
+	int n = 0;
+
+	if (dwarf_child(func, &child) != 0)
+		return 0;
+	do {
+		if (dwarf_tag(&child) == tag && dwarf_diename(&child) && n < max)
+			out[n++] = child;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return n;
+}
+
+static bool find_var(Dwarf_Die *func, const char *name, Dwarf_Die *out)
+{
+	static const int tags[] = { DW_TAG_formal_parameter, DW_TAG_variable };
+	Dwarf_Die vars[128];
+
+	for (size_t t = 0; t < ARRAY_LEN(tags); t++) {
+		int n = func_vars(func, tags[t], vars, 128);
+
+		for (int i = 0; i < n; i++)
+			if (!strcmp(dwarf_diename(&vars[i]), name)) {
+				*out = vars[i];
+				return true;
+			}
+	}
+	return false;
+}
+
+/* ---- plans ------------------------------------------------------------------- */
+
+enum step_op { STEP_ADD, STEP_INDEX, STEP_LOAD, STEP_CONV };
+
+struct step {
+	enum step_op op;
+	int64_t k;		/* ADD: offset; INDEX: element size */
+	struct node *index;	/* INDEX: the script expression */
+	struct scalar sc;	/* LOAD, CONV */
+};
+
+/* How to compute one value: BASE, then the steps. */
+struct access {
+	const char *base;
+	struct step steps[24];
+	int nsteps;
+};
+
+enum plan_kind { PLAN_LONG, PLAN_LIST, PLAN_RETURN_LIST };
+
+/* One entry of $$parms / $$vars: name=value, or name=? */
+struct list_item {
+	const char *name;
+	const char *literal;	/* "{...}", "?" ...: printed instead of a value */
+	struct access acc;
+	bool is_string;		/* $$parms$: a char pointer printed as a quoted string */
+};
+
+struct plan {
+	enum plan_kind kind;
+	struct access acc;	/* PLAN_LONG */
+	struct list_item *items;
+	int nitems;
+};
+
+/* The state while walking $a->b[i]: a value, or the address of an object. */
+struct walk {
+	struct access acc;
+	bool is_addr;
+	Dwarf_Die type;		/* peeled; has_type false for void */
+	bool has_type;
+	const char *err;
+};
+
+static bool add_step(struct walk *w, struct step s)
+{
+	if (w->acc.nsteps == (int)ARRAY_LEN(w->acc.steps)) {
+		w->err = "too long a chain of fields and indexes";
+		return false;
+	}
+	w->acc.steps[w->acc.nsteps++] = s;
+	return true;
+}
+
+static bool find_member(Dwarf_Die *st, const char *name, Dwarf_Die *member, int64_t *off);
+
+/* A named member of struct/union ST, also inside anonymous members; *off accumulates. */
+static bool find_member(Dwarf_Die *st, const char *name, Dwarf_Die *member, int64_t *off)
+{
+	Dwarf_Die child;
+
+	if (dwarf_child(st, &child) != 0)
+		return false;
+	do {
+		Dwarf_Attribute a;
+		Dwarf_Word moff = 0;
+		const char *mn;
+
+		if (dwarf_tag(&child) != DW_TAG_member)
+			continue;
+		if (dwarf_attr(&child, DW_AT_data_member_location, &a) && dwarf_formudata(&a, &moff))
+			continue;	/* a location expression: not a plain offset */
+		mn = dwarf_diename(&child);
+		if (mn && !strcmp(mn, name)) {
+			*member = child;
+			*off += (int64_t)moff;
+			return true;
+		}
+		if (!mn) {
+			Dwarf_Die inner;
+			int64_t save = *off;
+
+			*off += (int64_t)moff;
+			if (peeled_type(&child, &inner) && find_member(&inner, name, member, off))
+				return true;
+			*off = save;
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
+/* An object whose address we have becomes the pointer value stored in it. */
+static bool load_pointer(struct walk *w)
+{
+	if (!w->is_addr)
+		return true;
+	w->is_addr = false;
+	return add_step(w, (struct step){ .op = STEP_LOAD, .sc = { 8, false } });
+}
+
+static bool walk_field(struct walk *w, const char *field)
+{
+	int tag = w->has_type ? dwarf_tag(&w->type) : 0;
+	Dwarf_Die member;
+	int64_t off = 0;
+
+	if (is_pointer_tag(tag)) {
+		Dwarf_Die target;
+
+		if (!load_pointer(w))
+			return false;
+		if (!peeled_type(&w->type, &target)) {
+			w->err = "a void pointer";
+			return false;
+		}
+		w->type = target;
+		w->is_addr = true;
+		tag = dwarf_tag(&w->type);
+	}
+	if (tag != DW_TAG_structure_type && tag != DW_TAG_union_type && tag != DW_TAG_class_type) {
+		w->err = "not a struct, a union or a pointer to one";
+		return false;
+	}
+	if (!w->is_addr) {
+		w->err = "a struct held in registers";
+		return false;
+	}
+	if (!find_member(&w->type, field, &member, &off)) {
+		w->err = arena_printf("has no member '%s'", field);
+		return false;
+	}
+	if (dwarf_hasattr(&member, DW_AT_bit_size)) {
+		w->err = arena_printf("member '%s' is a bit-field", field);
+		return false;
+	}
+	w->has_type = peeled_type(&member, &w->type);
+	return off ? add_step(w, (struct step){ .op = STEP_ADD, .k = off }) : true;
+}
+
+static bool walk_index(struct walk *w, struct node *index)
+{
+	int tag = w->has_type ? dwarf_tag(&w->type) : 0;
+	Dwarf_Die elem;
+	Dwarf_Word size;
+
+	if (tag == DW_TAG_pointer_type) {
+		if (!load_pointer(w))
+			return false;
+	} else if (tag == DW_TAG_array_type) {
+		if (!w->is_addr) {
+			w->err = "an array held in registers";
+			return false;
+		}
+	} else {
+		w->err = "not an array or a pointer";
+		return false;
+	}
+	if (!peeled_type(&w->type, &elem) || dwarf_aggregate_size(&elem, &size)) {
+		w->err = "an array of elements of unknown size";
+		return false;
+	}
+	w->type = elem;
+	w->is_addr = true;
+	return add_step(w, (struct step){ .op = STEP_INDEX, .k = (int64_t)size, .index = index });
+}
+
+/* The value the walk ends on, as a long: an integer, a pointer, or an array's address. */
+static bool walk_finish(struct walk *w, bool address_of)
+{
+	struct scalar sc;
+	const char *why;
+
+	if (address_of) {
+		if (!w->is_addr)
+			w->err = "not in memory, so it has no address";
+		return w->is_addr;
+	}
+	if (!w->has_type) {
+		w->err = "of type void";
+		return false;
+	}
+	if (dwarf_tag(&w->type) == DW_TAG_array_type && w->is_addr)
+		return true;	/* an array stands for its address, as in C */
+	why = scalar_of(&w->type, &sc);
+	if (why) {
+		w->err = dwarf_tag(&w->type) == DW_TAG_structure_type ?
+			 "a struct (use '->' to read a member)" : why;
+		return false;
+	}
+	return add_step(w, (struct step){ .op = w->is_addr ? STEP_LOAD : STEP_CONV, .sc = sc });
+}
+
+static bool walk_start(struct walk *w, Dwarf_Die *func, Dwarf_Die *var, uint64_t pc,
+		       bool at_entry)
+{
+	struct dwloc l = var_location(func, var, pc, at_entry);
+
+	memset(w, 0, sizeof(*w));
+	if (l.kind == LOC_NONE) {
+		w->err = l.why;
+		return false;
+	}
+	w->acc.base = l.c;
+	w->is_addr = l.kind == LOC_ADDR;
+	w->has_type = peeled_type(var, &w->type);
+	return true;
+}
+
+/* ---- resolving a target variable ------------------------------------------- */
+
+struct tv_ctx {
+	struct dwarf_func *f;
+	uint64_t pc;
+	bool at_entry;
+	bool is_return;
+	bool quiet;
+	struct node *n;
+};
+
+static int tv_error(struct tv_ctx *t, const char *fmt, const char *a, const char *b)
+{
+	if (!t->quiet)
+		error_at(t->n->loc, fmt, a, b);
+	return -1;
+}
+
+static void plan_long(struct node *n, const struct access *acc)
+{
+	struct plan *p = arena_alloc(sizeof(*p));
+
+	p->kind = PLAN_LONG;
+	p->acc = *acc;
+	n->pdata = p;
+	n->type = TY_LONG;
+}
+
+/* $return in a .return probe: rax, narrowed to the function's return type. */
+static int resolve_return(struct tv_ctx *t)
+{
+	struct access acc = { .base = "((uint64_t)c->regs->ax)" };
+	Dwarf_Die rt;
+	struct scalar sc = { 8, true };
+
+	if (!t->is_return)
+		return tv_error(t, "'%s' is only available in .return probes%s", t->n->name, "");
+	if (t->f) {
+		const char *why;
+
+		if (!peeled_type(&t->f->die, &rt))
+			return tv_error(t, "'%s': the function returns void%s", t->n->name, "");
+		why = scalar_of(&rt, &sc);
+		if (why)
+			return tv_error(t, "'%s': the return value is %s", t->n->name, why);
+	}
+	acc.steps[acc.nsteps++] = (struct step){ .op = STEP_CONV, .sc = sc };
+	plan_long(t->n, &acc);
+	return 0;
+}
+
+static int resolve_named(struct tv_ctx *t, const char *name)
+{
+	Dwarf_Die var;
+	struct walk w;
+
+	if (!t->f)
+		return tv_error(t, "target variable '%s' needs debuginfo (DWARF), and '%s' has none",
+				t->n->name, "the probed binary");
+	if (t->is_return)
+		return tv_error(t, "'%s' in a .return probe is only available as @entry(%s), "
+				"which utap does not support yet", t->n->name, t->n->name);
+	if (!find_var(&t->f->die, name, &var))
+		return tv_error(t, "no variable or parameter '%s' in function '%s'", name,
+				dwarf_diename(&t->f->die) ? dwarf_diename(&t->f->die) : "?");
+	if (!walk_start(&w, &t->f->die, &var, t->pc, t->at_entry))
+		return tv_error(t, "'%s' is not available: %s", t->n->name, w.err);
+	for (struct node *a = t->n->args; a; a = a->next) {
+		bool ok = a->op && !strcmp(a->op, "->") ? walk_field(&w, a->str) :
+			  walk_index(&w, a);
+
+		if (!ok)
+			return tv_error(t, "'%s': %s", t->n->name, w.err);
+	}
+	if (!walk_finish(&w, t->n->op && !strcmp(t->n->op, "&")))
+		return tv_error(t, "'%s' is %s", t->n->name, w.err);
+	plan_long(t->n, &w.acc);
+	return 0;
+}
+
+/* A char pointer: printed as a quoted string by $$parms$. */
+static bool is_char_pointer(Dwarf_Die *type)
+{
+	Dwarf_Die target;
+	struct scalar sc;
+
+	return dwarf_tag(type) == DW_TAG_pointer_type && peeled_type(type, &target) &&
+	       !scalar_of(&target, &sc) && sc.size == 1 && dwarf_tag(&target) == DW_TAG_base_type;
+}
+
+static void list_item_for(struct tv_ctx *t, Dwarf_Die *var, bool pretty, struct list_item *it)
+{
+	struct walk w;
+	int tag;
+
+	it->name = dwarf_diename(var);
+	if (!walk_start(&w, &t->f->die, var, t->pc, t->at_entry)) {
+		it->literal = "?";
+		return;
+	}
+	tag = w.has_type ? dwarf_tag(&w.type) : 0;
+	if (tag == DW_TAG_structure_type || tag == DW_TAG_union_type || tag == DW_TAG_class_type) {
+		it->literal = "{...}";
+		return;
+	}
+	if (tag == DW_TAG_array_type) {
+		it->literal = "[...]";
+		return;
+	}
+	it->is_string = pretty && w.has_type && is_char_pointer(&w.type);
+	if (!walk_finish(&w, false)) {
+		it->literal = "?";
+		return;
+	}
+	it->acc = w.acc;
+}
+
+/* $$parms, $$locals, $$vars (with a trailing '$': strings quoted). */
+static int resolve_list(struct tv_ctx *t, const char *what, bool pretty)
+{
+	Dwarf_Die vars[256];
+	struct plan *p = arena_alloc(sizeof(*p));
+	int n = 0;
+
+	if (!t->f)
+		return tv_error(t, "'%s' needs debuginfo (DWARF), and '%s' has none", t->n->name,
+				"the probed binary");
+	if (t->is_return)
+		return tv_error(t, "'%s' in a .return probe needs @entry values, which utap does "
+				"not support yet%s", t->n->name, "");
+	if (strcmp(what, "locals"))
+		n = func_vars(&t->f->die, DW_TAG_formal_parameter, vars, 128);
+	if (strcmp(what, "parms"))
+		n += func_vars(&t->f->die, DW_TAG_variable, vars + n, 128);
+	p->kind = PLAN_LIST;
+	p->items = arena_alloc(sizeof(*p->items) * (n + 1));
+	p->nitems = n;
+	for (int i = 0; i < n; i++)
+		list_item_for(t, &vars[i], pretty, &p->items[i]);
+	t->n->pdata = p;
+	t->n->type = TY_STRING;
+	return 0;
+}
+
+/* $$return: "return=0x..." in a .return probe, "" elsewhere. */
+static int resolve_return_list(struct tv_ctx *t)
+{
+	struct plan *p = arena_alloc(sizeof(*p));
+
+	p->kind = PLAN_RETURN_LIST;
+	if (t->is_return && (!t->f || peeled_type(&t->f->die, &(Dwarf_Die){ 0 }))) {
+		struct node probe = *t->n;
+		struct tv_ctx sub = *t;
+
+		probe.name = "$return";
+		sub.n = &probe;
+		sub.quiet = true;
+		if (resolve_return(&sub) == 0) {
+			p->items = arena_alloc(sizeof(*p->items));
+			p->items[0].name = "return";
+			p->items[0].acc = ((struct plan *)probe.pdata)->acc;
+			p->nitems = 1;
+		}
+	}
+	t->n->pdata = p;
+	t->n->type = TY_STRING;
+	return 0;
+}
+
+int dwarf_target_var(struct session *s, struct derived_probe *d, struct dwarf_func *f,
+		     uint64_t pc, struct node *n, bool quiet)
+{
+	struct tv_ctx t = { .f = f, .pc = pc, .at_entry = f && pc == f->entry,
+			    .is_return = (d->ctx & CTX_RETURN) != 0, .quiet = quiet, .n = n };
+	const char *name = n->name;
+
+	(void)s;
+	if (n->kind != N_TARGET)
+		return tv_error(&t, "%s is not supported in process probes yet%s",
+				n->kind == N_ENTRY ? "@entry" : "@cast", "");
+	if (!strcmp(name, "$return"))
+		return resolve_return(&t);
+	if (!strcmp(name, "$$return") || !strcmp(name, "$$return$"))
+		return resolve_return_list(&t);
+	if (!strncmp(name, "$$", 2)) {
+		const char *what = name + 2;
+		bool pretty = what[strlen(what) - 1] == '$';
+
+		if (pretty)
+			what = arena_strndup(what, strlen(what) - 1);
+		if (strcmp(what, "parms") && strcmp(what, "vars") && strcmp(what, "locals"))
+			return tv_error(&t, "unknown target variable '%s'%s", name, "");
+		if (n->args)
+			return tv_error(&t, "'%s' takes no '->' or '[]'%s", name, "");
+		return resolve_list(&t, what, pretty);
+	}
+	if (name[strlen(name) - 1] == '$')
+		return tv_error(&t, "'%s': pretty printing of a single variable is not supported "
+				"yet%s", name, "");
+	return resolve_named(&t, name + 1);
+}
+
+/* ---- emitting --------------------------------------------------------------- */
+
+static const char *conv_c(const struct scalar *sc, const char *x)
+{
+	static const char *const s[] = { NULL, "int8_t", "int16_t", NULL, "int32_t" };
+	static const char *const u[] = { NULL, "uint8_t", "uint16_t", NULL, "uint32_t" };
+
+	if (sc->size == 8)
+		return arena_printf("(int64_t)(%s)", x);
+	return arena_printf("(int64_t)(%s)(%s)", (sc->is_signed ? s : u)[sc->size], x);
+}
+
+/*
+ * The steps of ACC into long temp T. A failing load jumps to the error
+ * label, or, with SOFT_OK set, clears *SOFT_OK (the variable is printed
+ * as '?' by $$parms) and skips the rest.
+ */
+static void emit_access(struct emitter *em, const struct access *acc, const char *t,
+			const struct node *n, const char *soft_ok)
+{
+	emit_line(em, "%s = (int64_t)%s;", t, acc->base);
+	for (int i = 0; i < acc->nsteps; i++) {
+		const struct step *st = &acc->steps[i];
+
+		switch (st->op) {
+		case STEP_ADD:
+			emit_line(em, "%s += %" PRId64 "LL;", t, st->k);
+			break;
+		case STEP_INDEX: {
+			struct val v = emit_value(em, st->index);
+
+			emit_line(em, "%s += (%s) * %" PRId64 "LL;", t, v.c, st->k);
+			break;
+		}
+		case STEP_LOAD:
+			if (soft_ok)
+				emit_line(em, "if (%s && utap_uread_int((u64)%s, %d, %d, &%s)) %s = 0;",
+					  soft_ok, t, st->sc.size, st->sc.is_signed, t, soft_ok);
+			else
+				emit_line(em, "if (utap_uload(c, (u64)%s, %d, %d, &%s)) "
+					  "UTAP_ERROR(c, c->last_error, %s, %s);", t, st->sc.size,
+					  st->sc.is_signed, t, c_near(n), em->err_label);
+			break;
+		case STEP_CONV:
+			emit_line(em, "%s = %s;", t, conv_c(&st->sc, t));
+			break;
+		}
+	}
+}
+
+static struct val emit_list(struct emitter *em, const struct plan *p, const struct node *n)
+{
+	const char *s = emit_new_str(em);
+
+	emit_line(em, "%s[0] = 0;", s);
+	for (int i = 0; i < p->nitems; i++) {
+		const struct list_item *it = &p->items[i];
+		const char *name = c_string_literal(it->name, strlen(it->name));
+
+		if (it->literal) {
+			emit_line(em, "utap_parm_append(%s, %s, %s, 0, 0);", s, name,
+				  c_string_literal(it->literal, strlen(it->literal)));
+			continue;
+		}
+		{
+			const char *t = emit_new_long(em);
+			const char *ok = emit_new_long(em);
+
+			emit_line(em, "%s = 1;", ok);
+			emit_access(em, &it->acc, t, n, ok);
+			emit_line(em, "utap_parm_append(%s, %s, %s ? NULL : \"?\", %s, %d);", s,
+				  name, ok, t, it->is_string);
+		}
+	}
+	return (struct val){ .type = TY_STRING, .c = s, .str_temp = true };
+}
+
+struct val dwarf_emit_target_var(struct emitter *em, struct derived_probe *d, struct node *n)
+{
+	const struct plan *p = n->pdata;
+	const char *t;
+
+	(void)d;
+	emit_include(em, "probes/umemory.c");
+	if (p->kind != PLAN_LONG)
+		return emit_list(em, p, n);
+	t = emit_new_long(em);
+	emit_access(em, &p->acc, t, n, NULL);
+	return (struct val){ .type = TY_LONG, .c = t };
+}
+
+/* ---- -L ------------------------------------------------------------------------ */
+
+void dwarf_list_vars(const struct dwarf_func *f, bool is_return, FILE *out)
+{
+	Dwarf_Die vars[128], func;
+	int n;
+
+	if (!f) {
+		if (is_return)
+			fputs(" $return:long", out);
+		return;
+	}
+	func = f->die;
+	n = func_vars(&func, DW_TAG_formal_parameter, vars, 128);
+	for (int i = 0; i < n; i++)
+		fprintf(out, " $%s:%s", dwarf_diename(&vars[i]), dw_type_name(&vars[i]));
+	if (is_return && die_type(&func, &(Dwarf_Die){ 0 }))
+		fprintf(out, " $return:%s", dw_type_name(&func));
+}

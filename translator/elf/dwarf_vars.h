@@ -1,0 +1,52 @@
+/*
+ * dwarf_vars.h - target variables of user-space functions from DWARF:
+ * $param, $param->field, $var[i], &$var, $$parms, $$vars, $$locals,
+ * $return, $$return, @entry(...), and what -L lists.
+ *
+ * The DWARF comes from the binary itself (-g) or from its separate
+ * debuginfo (found by build-id); libdw reads it. Only locations that are
+ * simple at the probe address are supported: a register, memory at a
+ * register or at the frame base (the CFA at a function's entry) plus an
+ * offset, and values computed from those (DW_OP_stack_value,
+ * DW_OP_entry_value of a register). Types: integers, enums, bools,
+ * pointers, structs and unions reached through ->, arrays through [i].
+ * Anything else is a translate-time error that names the variable, and
+ * @defined() is 0 for it.
+ */
+#ifndef UTAP_DWARF_VARS_H
+#define UTAP_DWARF_VARS_H
+
+#include <stdio.h>
+
+#include "emit.h"
+#include "probes/process_bin.h"
+
+struct dwarf_func;
+
+/* The DWARF function whose entry is ENTRY (named NAME), or NULL without DWARF. */
+struct dwarf_func *dwarf_func_find(struct ubinary *b, const char *name, uint64_t entry);
+
+/* The DWARF function whose code contains link-time address PC, or NULL. */
+struct dwarf_func *dwarf_func_at(struct ubinary *b, uint64_t pc);
+
+/* "FILE:LINE" of its declaration as stap prints it in pp(), or NULL. */
+const char *dwarf_func_where(const struct dwarf_func *f);
+
+/* For .function("NAME@SPEC"): SPEC is "FILE", "FILE:LINE" (globs in FILE allowed). */
+bool dwarf_func_in_file(struct ubinary *b, const char *name, uint64_t entry, const char *spec);
+
+/*
+ * Checks target variable N of derived probe D (a probe at link-time PC in
+ * function F, which may be NULL) and records how to read it in N. With
+ * QUIET nothing is reported. Returns 0 or -1.
+ */
+int dwarf_target_var(struct session *s, struct derived_probe *d, struct dwarf_func *f,
+		     uint64_t pc, struct node *n, bool quiet);
+
+/* The value of a target variable dwarf_target_var() accepted. */
+struct val dwarf_emit_target_var(struct emitter *em, struct derived_probe *d, struct node *n);
+
+/* -L: " $name:type" for each parameter (and $return in return probes). */
+void dwarf_list_vars(const struct dwarf_func *f, bool is_return, FILE *out);
+
+#endif /* UTAP_DWARF_VARS_H */

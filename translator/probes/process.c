@@ -1,0 +1,210 @@
+/*
+ * process.c - the leading process / process("PATH") / process(PID)
+ * component the user-space families share, and the uprobe table they
+ * register through. See process.h.
+ */
+#include "probes/process.h"
+
+#include <glob.h>
+#include <inttypes.h>
+#include <string.h>
+
+bool process_point_is(const struct probe_point *pp, const char *const names[], int n)
+{
+	const struct pp_component *c = pp->comps;
+
+	if (!c || strcmp(c->name, "process") || !c->next)
+		return false;
+	for (int i = 0; i < n; i++)
+		if (!strcmp(c->next->name, names[i]))
+			return true;
+	return false;
+}
+
+static bool has_glob(const char *s)
+{
+	return strpbrk(s, "*?[") != NULL;
+}
+
+static int add_binary(struct process_spec *out, const struct probe_point *pp, const char *path)
+{
+	const char *why = NULL;
+	struct ubinary *b = ubin_open(path, &why);
+
+	if (!b) {
+		if (!pp->optional)
+			error_at(pp->loc, "cannot probe '%s': %s", path, why);
+		return -1;
+	}
+	for (int i = 0; i < out->nbins; i++)
+		if (out->bins[i] == b)
+			return 0;
+	out->bins[out->nbins++] = b;
+	return 0;
+}
+
+/* process("/usr/lib*\/libc.so.*"): every regular ELF file the pattern matches. */
+static int read_glob(const struct probe_point *pp, const char *pattern, struct process_spec *out)
+{
+	glob_t g;
+
+	if (glob(pattern, 0, NULL, &g) != 0)
+		return 0;
+	out->bins = arena_alloc(sizeof(*out->bins) * (g.gl_pathc + 1));
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		const char *path = ubin_find(g.gl_pathv[i]);
+		const char *why;
+
+		/* a glob may sweep in scripts and data files: skip, don't fail */
+		if (path && ubin_open(path, &why))
+			add_binary(out, pp, path);
+	}
+	globfree(&g);
+	return out->nbins ? 1 : 0;
+}
+
+static int read_path(const struct probe_point *pp, const char *name, struct process_spec *out)
+{
+	const char *path;
+
+	if (strchr(name, '/') && has_glob(name))
+		return read_glob(pp, name, out);
+	path = ubin_find(name);
+	if (!path) {
+		if (pp->optional)
+			return 0;
+		error_at(pp->loc, "cannot find executable or library '%s'%s", name,
+			 strchr(name, '/') ? "" : " (searched $PATH and the library directories)");
+		return -1;
+	}
+	out->bins = arena_alloc(sizeof(*out->bins));
+	return add_binary(out, pp, path) ? (pp->optional ? 0 : -1) : 1;
+}
+
+/*
+ * process(PID): the executable is read on the machine that translates.
+ * With --vm that is the host, whose PIDs mean nothing in the guest.
+ */
+static int read_pid(struct session *s, const struct probe_point *pp, int64_t pid,
+		    struct process_spec *out)
+{
+	const char *path;
+
+	out->pid = pid;
+	if (pid <= 0) {
+		error_at(pp->loc, "process(%" PRId64 "): not a process ID", pid);
+		return -1;
+	}
+	if (s->vm) {
+		error_at(pp->loc, "process(%" PRId64 ") needs the process's executable when "
+			 "translating, but with --vm the PID is the guest's; use process(\"PATH\") "
+			 "and test pid() in the handler", pid);
+		return -1;
+	}
+	path = ubin_pid_exe((long)pid);
+	if (!path) {
+		if (pp->optional)
+			return 0;
+		error_at(pp->loc, "process(%" PRId64 "): no such process, or its executable "
+			 "cannot be read", pid);
+		return -1;
+	}
+	out->bins = arena_alloc(sizeof(*out->bins));
+	return add_binary(out, pp, path) ? (pp->optional ? 0 : -1) : 1;
+}
+
+/* Bare `process` in a family that needs a binary: the -c command's executable. */
+static int read_target(struct session *s, const struct probe_point *pp, struct process_spec *out)
+{
+	char word[4096];
+
+	if (!s->cmd && !s->target_pid) {
+		error_at(pp->loc, "'process' without a path or PID needs a target process "
+			 "(-c CMD or -x PID)");
+		return -1;
+	}
+	out->target_tree = true;
+	if (s->target_pid) {
+		int rc = read_pid(s, pp, s->target_pid, out);
+
+		out->pid = 0;
+		return rc;
+	}
+	if (sscanf(s->cmd, " %4095s", word) != 1) {
+		error_at(pp->loc, "cannot tell the executable of -c '%s'", s->cmd);
+		return -1;
+	}
+	return read_path(pp, word, out);
+}
+
+int process_spec_read(struct session *s, const struct probe_point *pp, bool need_binary,
+		      struct process_spec *out)
+{
+	const struct pp_component *c = pp->comps;
+	const char *path = pp_component_arg_str(c);
+	int64_t pid;
+
+	memset(out, 0, sizeof(*out));
+	if (path)
+		return read_path(pp, path, out);
+	if (pp_component_arg_num(c, &pid))
+		return need_binary ? read_pid(s, pp, pid, out) : (out->pid = pid, 1);
+	if (c->arg) {
+		error_at(pp->loc, "process takes a path string or a PID");
+		return -1;
+	}
+	if (need_binary)
+		return read_target(s, pp, out);
+	out->any = true;
+	out->target_tree = s->cmd || s->target_pid;
+	return 1;
+}
+
+const char *process_pp_prefix(const struct ubinary *b, int64_t pid)
+{
+	struct node arg = { .kind = N_STR, .str = b->path, .str_len = strlen(b->path) };
+	struct pp_component comp = { .name = "process", .arg = &arg };
+	struct probe_point pp = { .comps = &comp };
+
+	if (pid)
+		return arena_printf("process(%" PRId64 ")", pid);
+	return pp_string(&pp);
+}
+
+struct usite *usite_new(const struct probe_point *pp, const struct process_spec *spec,
+			const struct ubinary *b, uint64_t vaddr)
+{
+	struct usite *u = arena_alloc(sizeof(*u));
+
+	if (!ubin_offset(b, vaddr, &u->offset)) {
+		error_at(pp->loc, "address 0x%" PRIx64 " is not in a loadable segment of '%s'",
+			 vaddr, b->path);
+		return NULL;
+	}
+	u->bin = b;
+	u->vaddr = vaddr;
+	u->pid = spec->pid;
+	u->target_tree = spec->target_tree;
+	u->optional = pp->optional;
+	return u;
+}
+
+void uprobe_emit_table(struct emitter *em, struct derived_probe **dps, int n, const char *name)
+{
+	emit_include(em, "probes/uprobe.c");
+	sb_printf(&em->glue, "static struct utap_uprobe %s[%d] = {\n", name, n);
+	for (int i = 0; i < n; i++) {
+		const struct usite *u = dps[i]->data;
+
+		sb_printf(&em->glue, "\t{ .path = %s, .offset = 0x%" PRIx64 ", .ref_ctr_offset = 0x%"
+			  PRIx64 ", .pid = %" PRId64 ", .target_tree = %d, .is_return = %d, .optional = %d, "
+			  ".probe = &utap_probes[%d], .handler = utap_probe_%d, .data = %s },\n",
+			  c_string_literal(u->bin->path, strlen(u->bin->path)), u->offset,
+			  u->sema_offset, u->pid, u->target_tree, u->is_return, u->optional, dps[i]->index,
+			  dps[i]->handler, u->data_c ? u->data_c : "NULL");
+	}
+	sb_printf(&em->glue, "};\n\n");
+	sb_printf(&em->reg, "\t{\n\t\tint rc = utap_uprobes_register(%s, %d);\n\n"
+		  "\t\tif (rc)\n\t\t\treturn rc;\n\t}\n", name, n);
+	sb_printf(&em->unreg, "\tutap_uprobes_unregister(%s, %d);\n", name, n);
+}

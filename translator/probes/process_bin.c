@@ -1,0 +1,329 @@
+/*
+ * process_bin.c - finding, opening and reading the binaries that
+ * process(...) probes name. See process_bin.h.
+ */
+#include "probes/process_bin.h"
+#include "utap.h"
+
+#include <errno.h>
+#include <gelf.h>
+#include <glob.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- finding a binary by name ------------------------------------------ */
+
+static const char *canonical_file(const char *path)
+{
+	char buf[PATH_MAX];
+	struct stat st;
+
+	if (!realpath(path, buf) || stat(buf, &st) || !S_ISREG(st.st_mode))
+		return NULL;
+	return arena_strdup(buf);
+}
+
+/* NAME in the ':'-separated directories of LIST; NEED_EXEC: only executable files */
+static const char *search_dirs(const char *name, const char *list, bool need_exec)
+{
+	const char *p = list;
+
+	while (p && *p) {
+		const char *end = strchr(p, ':');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		const char *cand = arena_printf("%.*s/%s", (int)len, len ? p : ".", name);
+		const char *found;
+
+		if ((!need_exec || access(cand, X_OK) == 0) && (found = canonical_file(cand)))
+			return found;
+		p = end ? end + 1 : NULL;
+	}
+	return NULL;
+}
+
+static void add_conf_dirs(struct strbuf *dirs, const char *conf, int depth);
+
+/* One line of ld.so.conf: a directory, or "include GLOB". */
+static void add_conf_line(struct strbuf *dirs, char *line, int depth)
+{
+	char *s = line + strspn(line, " \t");
+
+	s[strcspn(s, "#\n")] = 0;
+	while (*s && strchr(" \t", s[strlen(s) - 1]))
+		s[strlen(s) - 1] = 0;
+	if (!*s)
+		return;
+	if (!strncmp(s, "include", 7) && strchr(" \t", s[7])) {
+		glob_t g;
+
+		s += 8 + strspn(s + 8, " \t");
+		if (glob(s, 0, NULL, &g) == 0) {
+			for (size_t i = 0; i < g.gl_pathc; i++)
+				add_conf_dirs(dirs, g.gl_pathv[i], depth + 1);
+			globfree(&g);
+		}
+		return;
+	}
+	sb_printf(dirs, "%s:", s);
+}
+
+static void add_conf_dirs(struct strbuf *dirs, const char *conf, int depth)
+{
+	char line[PATH_MAX];
+	FILE *f;
+
+	if (depth > 8 || !(f = fopen(conf, "r")))
+		return;
+	while (fgets(line, sizeof(line), f))
+		add_conf_line(dirs, line, depth);
+	fclose(f);
+}
+
+/* Where the dynamic loader looks: LD_LIBRARY_PATH, ld.so.conf, the defaults. */
+static const char *library_dirs(void)
+{
+	static const char *dirs;
+	struct strbuf sb = { 0 };
+	const char *env = getenv("LD_LIBRARY_PATH");
+
+	if (dirs)
+		return dirs;
+	if (env && *env)
+		sb_printf(&sb, "%s:", env);
+	add_conf_dirs(&sb, "/etc/ld.so.conf", 0);
+	sb_puts(&sb, "/lib/x86_64-linux-gnu:/usr/lib/x86_64-linux-gnu:/lib64:/usr/lib64:"
+		"/lib:/usr/lib");
+	dirs = arena_strdup(sb.buf);
+	sb_free(&sb);
+	return dirs;
+}
+
+const char *ubin_find(const char *name)
+{
+	const char *found;
+
+	if (!*name)
+		return NULL;
+	if (strchr(name, '/'))
+		return canonical_file(name);
+	found = search_dirs(name, getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin", true);
+	if (!found && strstr(name, ".so"))
+		found = search_dirs(name, library_dirs(), false);
+	return found;
+}
+
+const char *ubin_pid_exe(long pid)
+{
+	return canonical_file(arena_printf("/proc/%ld/exe", pid));
+}
+
+/* ---- reading one binary -------------------------------------------------- */
+
+/* One ELF symbol table section and what it takes to read it. */
+struct symtab_src {
+	Elf *elf;
+	Elf_Data *data;
+	size_t strndx;
+	size_t count;
+};
+
+static bool symtab_src_open(struct symtab_src *s, Elf *elf, Elf64_Word type)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr shdr;
+
+	memset(s, 0, sizeof(*s));
+	while (elf && (scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &shdr) || shdr.sh_type != type || !shdr.sh_entsize)
+			continue;
+		s->data = elf_getdata(scn, NULL);
+		if (!s->data || !s->data->d_buf)
+			return false;
+		s->elf = elf;
+		s->strndx = shdr.sh_link;
+		s->count = shdr.sh_size / shdr.sh_entsize;
+		return true;
+	}
+	return false;
+}
+
+struct func_list {
+	struct ufunc *v;
+	size_t n, cap;
+};
+
+/*
+ * Defined functions of S. IFUNC symbols are left out: their address is
+ * the resolver, which runs once in ld.so, not the function a user means.
+ */
+static void collect_funcs(struct func_list *fl, const struct symtab_src *s)
+{
+	for (size_t i = 1; i < s->count; i++) {
+		GElf_Sym sym;
+		const char *name;
+
+		if (!gelf_getsym(s->data, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+		    sym.st_shndx == SHN_UNDEF || !sym.st_value)
+			continue;
+		name = elf_strptr(s->elf, s->strndx, sym.st_name);
+		if (!name || !*name)
+			continue;
+		if (fl->n == fl->cap) {
+			fl->cap = fl->cap ? fl->cap * 2 : 256;
+			fl->v = realloc(fl->v, fl->cap * sizeof(*fl->v));
+			if (!fl->v)
+				fatal("out of memory");
+		}
+		fl->v[fl->n++] = (struct ufunc){ arena_strdup(name), sym.st_value, sym.st_size };
+	}
+}
+
+static int by_name_then_addr(const void *a, const void *b)
+{
+	const struct ufunc *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	if (c)
+		return c;
+	return x->vaddr < y->vaddr ? -1 : x->vaddr > y->vaddr;
+}
+
+/* The same sources the symbol table builder (elf/symtab.c) reads, in its order. */
+static const char *read_funcs(struct ubinary *b)
+{
+	struct func_list fl = { 0 };
+	struct symtab_src main_tab, dyn, mini;
+	const char *src;
+	size_t out = 0;
+
+	if (symtab_src_open(&main_tab, b->di.file.elf, SHT_SYMTAB)) {
+		collect_funcs(&fl, &main_tab);
+		src = ".symtab";
+	} else if (symtab_src_open(&main_tab, b->di.separate.elf, SHT_SYMTAB)) {
+		collect_funcs(&fl, &main_tab);
+		src = "separate debuginfo";
+	} else {
+		if (symtab_src_open(&dyn, b->di.file.elf, SHT_DYNSYM))
+			collect_funcs(&fl, &dyn);
+		if (symtab_src_open(&mini, b->di.mini.elf, SHT_SYMTAB))
+			collect_funcs(&fl, &mini);
+		src = b->di.mini.elf ? ".dynsym and minidebuginfo" : ".dynsym";
+	}
+	if (fl.n)
+		qsort(fl.v, fl.n, sizeof(*fl.v), by_name_then_addr);
+	/* one entry per name: the lowest address (local duplicates are rare) */
+	for (size_t i = 0; i < fl.n; i++)
+		if (!out || strcmp(fl.v[out - 1].name, fl.v[i].name))
+			fl.v[out++] = fl.v[i];
+	b->funcs = arena_alloc(sizeof(*b->funcs) * (out + 1));
+	if (out)
+		memcpy(b->funcs, fl.v, out * sizeof(*fl.v));
+	b->nfuncs = out;
+	free(fl.v);
+	return src;
+}
+
+static bool read_segments(struct ubinary *b)
+{
+	size_t n = 0, nphdr;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(b->di.file.elf, &nphdr))
+		return false;
+	b->segs = arena_alloc(sizeof(*b->segs) * (nphdr + 1));
+	for (size_t i = 0; i < nphdr; i++) {
+		if (!gelf_getphdr(b->di.file.elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		b->segs[n++] = (struct useg){ ph.p_vaddr, ph.p_memsz, ph.p_offset, ph.p_filesz,
+					      ph.p_flags };
+	}
+	b->nsegs = n;
+	return n > 0;
+}
+
+static const char *check_elf(Elf *elf, bool *is_dyn)
+{
+	GElf_Ehdr eh;
+
+	if (!gelf_getehdr(elf, &eh))
+		return "not an ELF file";
+	if (eh.e_machine != EM_X86_64 || eh.e_ident[EI_CLASS] != ELFCLASS64)
+		return "not an x86-64 ELF file";
+	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)
+		return "not an ELF executable or shared library";
+	*is_dyn = eh.e_type == ET_DYN;
+	return NULL;
+}
+
+struct ubinary *ubin_open(const char *path, const char **why)
+{
+	static struct ubinary *cache[256];
+	static size_t ncache;
+	struct ubinary *b;
+
+	for (size_t i = 0; i < ncache; i++)
+		if (!strcmp(cache[i]->path, path))
+			return cache[i];
+	b = arena_alloc(sizeof(*b));
+	b->path = arena_strdup(path);
+	if (utap_debuginfo_open(&b->di, path, NULL, UTAP_DI_ALL)) {
+		*why = access(path, R_OK) ? "cannot be read" : "not an ELF file";
+		return NULL;
+	}
+	*why = check_elf(b->di.file.elf, &b->is_dyn);
+	if (!*why && !read_segments(b))
+		*why = "has no loadable segments";
+	if (*why) {
+		utap_debuginfo_close(&b->di);
+		return NULL;
+	}
+	b->symsrc = read_funcs(b);
+	if (ncache < ARRAY_LEN(cache))
+		cache[ncache++] = b;
+	return b;
+}
+
+const struct ufunc *ubin_func(const struct ubinary *b, const char *name)
+{
+	size_t lo = 0, hi = b->nfuncs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(b->funcs[mid].name, name);
+
+		if (!c)
+			return &b->funcs[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+bool ubin_offset(const struct ubinary *b, uint64_t vaddr, uint64_t *offset)
+{
+	for (size_t i = 0; i < b->nsegs; i++) {
+		const struct useg *s = &b->segs[i];
+
+		if (vaddr >= s->vaddr && vaddr - s->vaddr < s->filesz) {
+			*offset = vaddr - s->vaddr + s->offset;
+			return true;
+		}
+	}
+	return false;
+}
+
+bool ubin_is_code(const struct ubinary *b, uint64_t vaddr)
+{
+	for (size_t i = 0; i < b->nsegs; i++) {
+		const struct useg *s = &b->segs[i];
+
+		if ((s->flags & PF_X) && vaddr >= s->vaddr && vaddr - s->vaddr < s->filesz)
+			return true;
+	}
+	return false;
+}

@@ -1,0 +1,79 @@
+/*
+ * process_bin.h - the user-space binaries that process(...) probes name:
+ * finding them the way stap does, checking that they are ELF files a
+ * uprobe can live in, their function symbols, and the file offsets that
+ * uprobe_register() wants for link-time addresses.
+ *
+ * Every binary is opened once per translation (cached by canonical path)
+ * and stays open: the SDT and DWARF readers work on the same handle.
+ */
+#ifndef UTAP_PROCESS_BIN_H
+#define UTAP_PROCESS_BIN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "elf/debuginfo.h"
+
+/* A function symbol: what .function("name") can resolve to. */
+struct ufunc {
+	const char *name;
+	uint64_t vaddr;		/* link-time address (st_value) */
+	uint64_t size;		/* st_size, 0 if unknown */
+};
+
+struct useg {
+	uint64_t vaddr, memsz, offset, filesz;
+	unsigned flags;		/* PF_R | PF_W | PF_X */
+};
+
+struct sdt_note;
+struct dwarf_file;
+
+struct ubinary {
+	const char *path;		/* canonical absolute path */
+	bool is_dyn;			/* ET_DYN: PIE or shared library */
+	const char *symsrc;		/* where the functions came from, for messages */
+	struct ufunc *funcs;		/* sorted by name; one entry per name */
+	size_t nfuncs;
+	struct useg *segs;		/* PT_LOAD segments */
+	size_t nsegs;
+	struct utap_debuginfo di;	/* the file, its separate debuginfo, minidebuginfo */
+
+	/* filled in on first use by sdt.c and dwarf_vars.c */
+	bool sdt_loaded;
+	struct sdt_note *notes;
+	size_t nnotes;
+	bool dwarf_loaded;
+	struct dwarf_file *dwarf;
+};
+
+/*
+ * The canonical path of the binary NAME names: a name with a '/' is taken
+ * relative to the current directory; a bare name is searched in $PATH,
+ * and, when it looks like a shared library ("*.so*"), in $LD_LIBRARY_PATH,
+ * the ld.so.conf directories and the default library directories. NULL
+ * when nothing is found.
+ */
+const char *ubin_find(const char *name);
+
+/*
+ * The binary at canonical PATH, opened and read (cached). NULL with *why
+ * set to a reason ("not an ELF file", "...") when it cannot be probed.
+ */
+struct ubinary *ubin_open(const char *path, const char **why);
+
+/* The function named exactly NAME, or NULL. */
+const struct ufunc *ubin_func(const struct ubinary *b, const char *name);
+
+/* The file offset of link-time address VADDR; false if no PT_LOAD maps it from the file. */
+bool ubin_offset(const struct ubinary *b, uint64_t vaddr, uint64_t *offset);
+
+/* True if VADDR lies in an executable PT_LOAD segment. */
+bool ubin_is_code(const struct ubinary *b, uint64_t vaddr);
+
+/* The canonical path of /proc/PID/exe on this machine, or NULL. */
+const char *ubin_pid_exe(long pid);
+
+#endif /* UTAP_PROCESS_BIN_H */

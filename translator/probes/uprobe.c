@@ -1,0 +1,229 @@
+/*
+ * uprobe.c - process("PATH").function("F")[.call|.return] and
+ * process("PATH").statement(ADDR): uprobes on a binary's code.
+ *
+ * Functions come from the binary's symbol tables (.symtab, else the
+ * separate debuginfo's, else .dynsym with minidebuginfo), so stripped
+ * files and libraries work. The probe sits on the function's first
+ * instruction: at that point every parameter is where the calling
+ * convention put it, which is what DWARF entry locations describe even in
+ * optimized code. .return probes are uretprobes; $return is rax.
+ */
+#include "probes/process.h"
+#include "elf/dwarf_vars.h"
+
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <string.h>
+
+static bool uprobe_match(const struct probe_point *pp)
+{
+	static const char *const kinds[] = { "function", "statement" };
+
+	return process_point_is(pp, kinds, 2);
+}
+
+/* What one derived .function/.statement probe needs beyond its usite. */
+struct ufunc_probe {
+	const char *func;		/* symbol name, NULL for a numeric .statement */
+	struct dwarf_func *dw;		/* DWARF of the function, or NULL */
+};
+
+static const char *function_pp(const struct process_spec *spec, const struct ubinary *b,
+			       const char *name, const struct dwarf_func *dw, bool is_return)
+{
+	const char *where = dw ? dwarf_func_where(dw) : NULL;
+
+	return arena_printf("%s.function(\"%s%s%s\")%s", process_pp_prefix(b, spec->pid), name,
+			    where ? "@" : "", where ? where : "", is_return ? ".return" : "");
+}
+
+static int add_function(struct session *s, struct probe_point *pp, struct derived_probe *proto,
+			const struct process_spec *spec, struct ubinary *b,
+			const struct ufunc *f, bool is_return)
+{
+	struct usite *u = usite_new(pp, spec, b, f->vaddr);
+	struct ufunc_probe *fp = arena_alloc(sizeof(*fp));
+	struct derived_probe *d;
+
+	if (!u)
+		return -1;
+	fp->func = f->name;
+	fp->dw = dwarf_func_find(b, f->name, f->vaddr);
+	u->is_return = is_return;
+	u->func = f->name;
+	u->family = fp;
+	d = new_derived(proto, function_pp(spec, b, f->name, fp->dw, is_return));
+	d->data = u;
+	d->ctx = CTX_USER_REGS | CTX_TASK | (is_return ? CTX_RETURN : 0);
+	(void)s;
+	return 1;
+}
+
+/* Every function of b that PATTERN (a glob, or "name@file:line" with DWARF) names. */
+static int resolve_functions(struct session *s, struct probe_point *pp,
+			     struct derived_probe *proto, const struct process_spec *spec,
+			     struct ubinary *b, const char *pattern, bool is_return)
+{
+	const char *at = strchr(pattern, '@');
+	const char *name = at ? arena_strndup(pattern, (size_t)(at - pattern)) : pattern;
+	int total = 0;
+
+	for (size_t i = 0; i < b->nfuncs; i++) {
+		const struct ufunc *f = &b->funcs[i];
+		int rc;
+
+		if (fnmatch(name, f->name, 0) != 0)
+			continue;
+		if (at && !dwarf_func_in_file(b, f->name, f->vaddr, at + 1))
+			continue;
+		rc = add_function(s, pp, proto, spec, b, f, is_return);
+		if (rc < 0)
+			return -1;
+		total += rc;
+	}
+	return total;
+}
+
+static int resolve_statement(struct probe_point *pp, struct derived_probe *proto,
+			     const struct process_spec *spec, struct ubinary *b,
+			     const struct pp_component *c)
+{
+	struct ufunc_probe *fp = arena_alloc(sizeof(*fp));
+	struct derived_probe *d;
+	struct usite *u;
+	int64_t addr;
+
+	if (!pp_component_arg_num(c, &addr)) {
+		error_at(pp->loc, "process(...).statement takes an address; "
+			 "statement(\"FUNC@FILE:LINE\") is not supported yet");
+		return -1;
+	}
+	if (!ubin_is_code(b, (uint64_t)addr)) {
+		if (pp->optional)
+			return 0;
+		error_at(pp->loc, "0x%" PRIx64 " is not in an executable segment of '%s'",
+			 (uint64_t)addr, b->path);
+		return -1;
+	}
+	u = usite_new(pp, spec, b, (uint64_t)addr);
+	if (!u)
+		return -1;
+	fp->dw = dwarf_func_at(b, (uint64_t)addr);
+	u->family = fp;
+	d = new_derived(proto, arena_printf("%s.statement(0x%" PRIx64 ")",
+					    process_pp_prefix(b, spec->pid), (uint64_t)addr));
+	d->data = u;
+	d->ctx = CTX_USER_REGS | CTX_TASK;
+	return 1;
+}
+
+/* .function("F"), .function("F").call or .function("F").return; *is_return says which. */
+static bool read_function_suffix(const struct probe_point *pp, const struct pp_component *fn,
+				 bool *is_return)
+{
+	const struct pp_component *sfx = fn->next;
+
+	*is_return = sfx && !strcmp(sfx->name, "return");
+	if (!sfx || ((*is_return || !strcmp(sfx->name, "call")) && !sfx->next && !sfx->arg))
+		return true;
+	error_at(pp->loc, "unknown probe point component '%s' after .function (expected "
+		 ".call or .return)", sfx->name);
+	return false;
+}
+
+/* A name without wildcards that no binary has is an error that names it. */
+static int report_missing(const struct probe_point *pp, const struct process_spec *spec,
+			  const char *name)
+{
+	if (pp->optional || strpbrk(name, "*?["))
+		return 0;
+	if (spec->nbins == 1)
+		error_at(pp->loc, "no function '%s' in '%s' (symbols from %s)", name,
+			 spec->bins[0]->path, spec->bins[0]->symsrc);
+	else
+		error_at(pp->loc, "no function '%s' in any of the %d binaries matched", name,
+			 spec->nbins);
+	return -1;
+}
+
+static int uprobe_resolve(struct session *s, struct probe_point *pp,
+			  struct derived_probe *proto)
+{
+	const struct pp_component *kind = pp->comps->next;
+	const char *name = pp_component_arg_str(kind);
+	struct process_spec spec;
+	bool is_return = false;
+	int rc, total = 0;
+
+	rc = process_spec_read(s, pp, true, &spec);
+	if (rc <= 0)
+		return rc;
+	if (!strcmp(kind->name, "statement")) {
+		if (kind->next) {
+			error_at(pp->loc, "unknown probe point component '%s' after .statement",
+				 kind->next->name);
+			return -1;
+		}
+		for (int i = 0; i < spec.nbins; i++) {
+			rc = resolve_statement(pp, proto, &spec, spec.bins[i], kind);
+			if (rc < 0)
+				return -1;
+			total += rc;
+		}
+		return total;
+	}
+	if (!name) {
+		error_at(pp->loc, ".function takes a function name string");
+		return -1;
+	}
+	if (!read_function_suffix(pp, kind, &is_return))
+		return -1;
+	for (int i = 0; i < spec.nbins; i++) {
+		rc = resolve_functions(s, pp, proto, &spec, spec.bins[i], name, is_return);
+		if (rc < 0)
+			return -1;
+		total += rc;
+	}
+	return total ? total : report_missing(pp, &spec, name);
+}
+
+static void uprobe_emit(struct emitter *em, struct derived_probe **dps, int n)
+{
+	uprobe_emit_table(em, dps, n, "utap_uprobes_code");
+}
+
+/* ---- target variables ---------------------------------------------------- */
+
+static int uprobe_target_var(struct session *s, struct derived_probe *d, struct node *n,
+			     bool quiet)
+{
+	const struct usite *u = d->data;
+	const struct ufunc_probe *fp = u->family;
+
+	return dwarf_target_var(s, d, fp->dw, u->vaddr, n, quiet);
+}
+
+static struct val uprobe_emit_target_var(struct emitter *em, struct derived_probe *d,
+					 struct node *n)
+{
+	return dwarf_emit_target_var(em, d, n);
+}
+
+static void uprobe_list_vars(struct session *s, struct derived_probe *d, FILE *out)
+{
+	const struct usite *u = d->data;
+	const struct ufunc_probe *fp = u->family;
+
+	dwarf_list_vars(fp->dw, u->is_return, out);
+}
+
+const struct provider provider_process_code = {
+	.name = "process.function/statement",
+	.match = uprobe_match,
+	.resolve = uprobe_resolve,
+	.emit = uprobe_emit,
+	.target_var = uprobe_target_var,
+	.emit_target_var = uprobe_emit_target_var,
+	.list_vars = uprobe_list_vars,
+};
