@@ -283,6 +283,7 @@ static void exec_options_refuse_bad_values(void)
 	char *bad_accel[] = { "utap", "--vm-exec", "--vm-accel=hvf", "true", NULL };
 	char *unknown[] = { "utap", "--vm-exec", "--vm-frobnicate", "true", NULL };
 	char *no_cmd[] = { "utap", "--vm-exec", "-v", "--", NULL };
+	char *from_option[] = { "--vm-exec", "--vm-cpus", "-1", "true", NULL };	/* main.c's form */
 	int saved = dup(2), null_fd = open("/dev/null", O_WRONLY);
 
 	dup2(null_fd, 2);	/* the usage messages are not the test's output */
@@ -290,6 +291,7 @@ static void exec_options_refuse_bad_values(void)
 	CHECK_INT(vm_exec_main(4, bad_accel), 2);
 	CHECK_INT(vm_exec_main(4, unknown), 2);
 	CHECK_INT(vm_exec_main(4, no_cmd), 2);
+	CHECK_INT(vm_exec_main(4, from_option), 2);
 	dup2(saved, 2);
 	close(saved);
 	close(null_fd);
