@@ -10,3 +10,11 @@ UNIT_TESTS += test_core
 test_core_SRCS := testsuite/unit/test_core.c runtime/core/format.c runtime/core/map.c \
 	runtime/core/stats.c
 UTAP_SRCS += translator/emit_data.c
+
+# Passes 1 and 2 on arbitrary input.
+FUZZERS += fuzz_translate
+fuzz_translate_SRCS := testsuite/fuzz/fuzz_translate.c translator/arena.c translator/strbuf.c \
+	translator/diag.c translator/util.c translator/lexer.c translator/preproc.c \
+	translator/parse.c translator/format.c translator/elaborate.c translator/types.c \
+	translator/dump.c translator/probes/begin_end.c
+fuzz_translate_CFLAGS := -D_GNU_SOURCE

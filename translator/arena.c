@@ -13,6 +13,7 @@
 
 static char *arena_cur;
 static size_t arena_left;
+static void **arena_blocks;	/* each block starts with a link to the previous one */
 
 void *arena_alloc(size_t size)
 {
@@ -22,9 +23,12 @@ void *arena_alloc(size_t size)
 	if (size > arena_left) {
 		size_t n = size > ARENA_BLOCK ? size : ARENA_BLOCK;
 
-		arena_cur = malloc(n);
+		arena_cur = malloc(n + 16);
 		if (!arena_cur)
 			fatal("out of memory");
+		*(void **)arena_cur = arena_blocks;
+		arena_blocks = (void **)arena_cur;
+		arena_cur += 16;
 		arena_left = n;
 	}
 	p = arena_cur;
@@ -62,4 +66,17 @@ char *arena_printf(const char *fmt, ...)
 	vsnprintf(p, n + 1, fmt, ap);
 	va_end(ap);
 	return p;
+}
+
+/* Frees everything: for long-running users of the passes (the fuzzer). */
+void arena_reset(void)
+{
+	while (arena_blocks) {
+		void **prev = *arena_blocks;
+
+		free(arena_blocks);
+		arena_blocks = prev;
+	}
+	arena_cur = NULL;
+	arena_left = 0;
 }

@@ -864,10 +864,11 @@ static void mark_file_used(struct session *s, const struct source *src)
 			used_tapsets[nused_tapsets++] = f;
 }
 
+static int nhandlers;
+
 /* Handlers are shared by derived probes of one body (probe a, b { ... }). */
 static struct derived_probe *resolve_probe_bodies(struct session *s, struct derived_probe *from)
 {
-	static int nhandlers;
 	struct derived_probe *last = from;
 
 	for (struct derived_probe *d = from; d; d = d->next) {
@@ -957,6 +958,9 @@ int elaborate(struct session *s)
 	int tapsets_done = 0;
 
 	derived_tail = &s->derived;
+	alias_depth = 0;
+	nhandlers = 0;
+	nused_tapsets = 0;
 	check_duplicate_globals(s);
 	/* the script's own globals are part of it even when unused */
 	for (struct global *g = s->user_file->globals; g; g = g->next)

@@ -840,12 +840,12 @@ static struct node *parse_stmt(struct parser *p)
 	struct node *n;
 
 	n = parse_stmt_inner(p);
-	if (p->quiet && !quiet_before) {
-		/* resynchronise at the end of the statement, and always make progress */
-		if (peek(p) == start)
-			advance(p);
+	/* every statement consumes a token, even a broken one */
+	if (peek(p) == start)
+		advance(p);
+	/* after its first error, resynchronise at the end of the statement */
+	if (p->quiet && !quiet_before)
 		sync_after_error(p);
-	}
 	return n;
 }
 

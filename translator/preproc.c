@@ -201,7 +201,7 @@ static bool cond_atom(struct pp *pp, struct token **rest, struct token *tok)
 		nhave = tok->num;
 	} else {
 		error_at(tok->loc, "expected a preprocessor condition, found %s", tok_describe(tok));
-		*rest = tok->next;
+		*rest = tok->kind == TK_EOF ? tok : tok->next;
 		return false;
 	}
 	tok = tok->next;
@@ -213,7 +213,7 @@ static bool cond_atom(struct pp *pp, struct token **rest, struct token *tok)
 	}
 	op = arena_strndup(tok->text, tok->len);
 	rhs = tok->next;
-	*rest = rhs->next;
+	*rest = rhs->kind == TK_EOF ? rhs : rhs->next;
 	if (numeric) {
 		if (rhs->kind != TK_NUM) {
 			error_at(rhs->loc, "expected a number, found %s", tok_describe(rhs));

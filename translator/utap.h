@@ -23,6 +23,7 @@ void *arena_alloc(size_t size);
 char *arena_strdup(const char *s);
 char *arena_strndup(const char *s, size_t n);
 char *arena_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void arena_reset(void);
 
 /* strbuf.c: growable text, used by the emitter and the runner */
 struct strbuf {
@@ -54,6 +55,7 @@ struct loc {
 extern int diag_errors;
 extern int diag_warnings;
 extern bool diag_suppress_warnings;
+extern bool diag_silent;
 void error_at(struct loc loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void warn_at(struct loc loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void note_at(struct loc loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
