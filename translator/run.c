@@ -10,6 +10,7 @@
  */
 #include "utap.h"
 #include "core/wire.h"
+#include "formats/sink.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -298,6 +299,9 @@ static int drain(struct runner *r)
 			case UTAP_REC_STREAM:
 				write_all(output_stream_fd(r, w->stream), payload, w->len);
 				break;
+			case UTAP_REC_TRACE:
+				trace_sink_feed(w->stream, payload, w->len);
+				break;
 			default:
 				break;
 			}
@@ -536,6 +540,8 @@ int run_module(struct session *s, const char *ko_path)
 	}
 	if (s->cmd)
 		s->target_pid = r.child;
+	if (trace_sink_open(s))
+		goto out;
 	if (load_module(&r, ko_path))
 		goto out;
 	if (open_proc_files(&r))
@@ -556,6 +562,8 @@ int run_module(struct session *s, const char *ko_path)
 	stop_relay(&r);
 	read_status(&r, &st);
 	rc = st.exit_status || st.errors ? 1 : 0;
+	if (trace_sink_close(s))
+		rc = 1;
 	report(&r, &st);
 close_files:
 	close(r.data_fd);

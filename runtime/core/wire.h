@@ -17,6 +17,7 @@ enum utap_rec_type {
 	UTAP_REC_STDERR = 2,	/* warnings and errors, already formatted */
 	UTAP_REC_STREAM = 3,	/* output for a numbered stream (e.g. one file per thread) */
 	UTAP_REC_EVENT = 4,	/* a request for the runner (payload: text) */
+	UTAP_REC_TRACE = 5,	/* instruction trace records (runtime/itrace/trace_record.h) */
 };
 
 struct utap_wire {

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * trace_record.h - the instruction trace as the module hands it to the
+ * runner (wire record UTAP_REC_TRACE), version 1.
+ *
+ * The stepping engine (runtime/itrace/) writes these; the trace format
+ * writers that aggregate (drcov, callgrind, lcov) read them in the runner
+ * (translator/formats/). Streaming formats (qtrace, the lackey-like text)
+ * are encoded in the module and arrive as UTAP_REC_STREAM bytes instead.
+ * Fixed-size little-endian fields; a payload is a sequence of records, each
+ * starting with its kind and its total size in bytes.
+ */
+#ifndef UTAP_TRACE_RECORD_H
+#define UTAP_TRACE_RECORD_H
+
+#include "../core/port.h"
+
+#define UTAP_TRACE_VERSION 1
+
+enum utap_trace_kind {
+	UTAP_TRACE_STEP = 1,	/* one executed instruction */
+	UTAP_TRACE_MAP = 2,	/* an executable file mapping of a traced process */
+	UTAP_TRACE_THREAD = 3,	/* a thread starts or stops being traced */
+	UTAP_TRACE_LOST = 4,	/* instructions that ran but were not recorded */
+};
+
+/* flags of a step */
+enum {
+	UTAP_STEP_BRANCH = 1 << 0,	/* a control-transfer instruction (any kind) */
+	UTAP_STEP_TAKEN = 1 << 1,	/* the next step is not ip + len */
+	UTAP_STEP_COND = 1 << 2,	/* conditional branch (jcc, loop, jrcxz) */
+	UTAP_STEP_CALL = 1 << 3,
+	UTAP_STEP_RET = 1 << 4,
+	UTAP_STEP_INDIRECT = 1 << 5,
+	UTAP_STEP_EXCEPTION = 1 << 6,	/* the next step follows a signal, syscall or fault */
+	UTAP_STEP_HAS_EA = 1 << 7,	/* ea holds the explicit memory operand's address */
+	UTAP_STEP_REP = 1 << 8,		/* a rep-prefixed string op: the ip may repeat */
+	UTAP_STEP_DECODE_FAIL = 1 << 9,	/* bytes could not be read or decoded; len is 0 */
+};
+
+struct utap_trace_step {
+	u16 kind;		/* UTAP_TRACE_STEP */
+	u16 size;		/* sizeof(struct utap_trace_step) */
+	u16 flags;
+	u8 len;			/* instruction length, 1..15 (0: unknown) */
+	u8 pad;
+	u32 tid;
+	u32 cpu;
+	u64 ip;
+	u64 next_ip;		/* where execution went next (0: not known yet) */
+	u64 ea;
+	u64 time_ns;		/* local_clock() */
+	u8 bytes[16];		/* the first len bytes are the instruction */
+};
+
+struct utap_trace_map {
+	u16 kind;		/* UTAP_TRACE_MAP */
+	u16 size;		/* sizeof + path_len rounded up to 8 */
+	u32 pid;
+	u64 start, end;		/* the executable mapping */
+	u64 offset;		/* file offset of start */
+	u64 load_bias;		/* start - (ELF vaddr of offset): runtime - link-time address */
+	u8 build_id[20];
+	u8 build_id_len;
+	u8 pad;
+	u16 path_len;		/* bytes of path that follow, no NUL */
+	char path[];
+};
+
+struct utap_trace_thread {
+	u16 kind;		/* UTAP_TRACE_THREAD */
+	u16 size;
+	u32 tid;
+	u32 pid;
+	u32 on;			/* 1: tracing starts, 0: it stops */
+};
+
+struct utap_trace_lost {
+	u16 kind;		/* UTAP_TRACE_LOST */
+	u16 size;
+	u32 tid;
+	u64 count;		/* instructions executed but not recorded (queued requests, full buffer) */
+};
+
+#endif
