@@ -7,6 +7,7 @@ extern const struct provider provider_kprobe;
 extern const struct provider provider_kernel_function;
 extern const struct provider provider_timer;
 extern const struct provider provider_perf;
+extern const struct provider provider_tracepoint;
 extern const struct provider provider_error;
 
 const struct provider *const providers[] = {
@@ -16,6 +17,7 @@ const struct provider *const providers[] = {
 	&provider_kernel_function,
 	&provider_timer,
 	&provider_perf,
+	&provider_tracepoint,
 	&provider_error,	/* after begin/end: error probes run after the end probes */
 	NULL,
 };

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tvar.c - target variables typed by the kernel headers the module is
+ * compiled against ($prev->pid in a tracepoint): the translator emits C
+ * that only computes addresses from the header's types, and every read of
+ * memory goes through these helpers, which cannot fault.
+ */
+#ifndef UTAP_PROBES_TVAR_C
+#define UTAP_PROBES_TVAR_C
+
+/* An array (not a pointer): it decays when 0 is added, so its type changes. */
+#define UTAP_TV_IS_ARRAY(x) \
+	(__builtin_classify_type(x) == 5 && !__builtin_types_compatible_p(typeof(x), typeof((x) + 0)))
+
+/* Whether a value of x's type is sign-extended to 64 bits (x is not evaluated). */
+#define UTAP_TV_SIGNED(x) _Generic((x),					\
+	signed char: 1, short: 1, int: 1, long: 1, long long: 1,	\
+	char: ((char)-1 < 0),						\
+	default: 0)
+
+/* A struct or union has no single value: the script must name a member. */
+#define UTAP_TV_SCALAR(x) \
+	(__builtin_classify_type(x) != 12 && __builtin_classify_type(x) != 13)
+
+static void utap_tv_fault(struct utap_context *c, unsigned long addr, const char *what)
+{
+	snprintf(c->error_buf, sizeof(c->error_buf),
+		 "read fault [man error::fault] at 0x%016lx (%s)", addr, what);
+}
+
+/* Reads len bytes at addr; on a fault formats the error in c->error_buf and returns -EFAULT. */
+static int utap_tv_read(struct utap_context *c, unsigned long addr, void *dst, size_t len,
+			const char *what)
+{
+	if (!copy_from_kernel_nofault(dst, (const void *)addr, len))
+		return 0;
+	utap_tv_fault(c, addr, what);
+	return -EFAULT;
+}
+
+static s64 utap_tv_extend(u64 raw, size_t size, bool is_signed)
+{
+	unsigned int shift;
+
+	if (size >= 8)
+		return (s64)raw;
+	shift = 64 - 8 * (unsigned int)size;
+	return is_signed ? (s64)(raw << shift) >> shift : (s64)((raw << shift) >> shift);
+}
+
+/* The scalar of size bytes at addr, extended to 64 bits. */
+static int utap_tv_value(struct utap_context *c, unsigned long addr, size_t size, bool is_signed,
+			 int64_t *out, const char *what)
+{
+	u64 raw = 0;
+
+	if (size > sizeof(raw))
+		size = sizeof(raw);
+	if (utap_tv_read(c, addr, &raw, size, what))
+		return -EFAULT;
+	*out = utap_tv_extend(raw, size, is_signed);
+	return 0;
+}
+
+/* An in-memory value of our own (a probe argument), for $$parms: never faults. */
+static u64 utap_tv_local(const void *p, size_t size, bool is_signed)
+{
+	u64 raw = 0;
+
+	memcpy(&raw, p, min(size, sizeof(raw)));
+	return (u64)utap_tv_extend(raw, size, is_signed);
+}
+
+#endif /* UTAP_PROBES_TVAR_C */
