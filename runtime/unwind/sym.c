@@ -9,7 +9,7 @@
 #include "unwind/sym.h"
 
 _Static_assert(sizeof(struct utap_symtab_hdr) == 120, "symtab header layout");
-_Static_assert(sizeof(struct utap_linetab_hdr) == 120, "linetab header layout");
+_Static_assert(sizeof(struct utap_linetab_hdr) == 128, "linetab header layout");
 _Static_assert(sizeof(struct utap_symtab_seg) == 40, "segment layout");
 
 #define SYM_PAGE_SIZE 4096ull
@@ -129,24 +129,116 @@ static bool linetab_hdr_ok(const struct utap_linetab_hdr *h, size_t size)
 	if (h->magic != UTAP_LINETAB_MAGIC || h->version != UTAP_SYMTAB_VERSION ||
 	    h->hdr_size != hs || h->total_size != size)
 		return false;
-	if (h->reserved[0] || h->reserved[1] || h->reserved[2] ||
+	if (h->reserved[0] || h->reserved[1] || h->reserved[2] || h->reserved2 ||
 	    h->build_id_len > UTAP_SYMTAB_BUILD_ID_MAX || h->nfiles > UTAP_LINE_MAX_FILES)
 		return false;
-	return array_ok(h->total_size, hs, h->addr_off, h->nrows, 4, 4) &&
-	       array_ok(h->total_size, hs, h->line_off, h->nrows, 4, 4) &&
-	       array_ok(h->total_size, hs, h->file_off, h->nrows, 2, 2) &&
+	if (h->nblocks != h->nrows / UTAP_LINE_BLOCK + (h->nrows % UTAP_LINE_BLOCK != 0))
+		return false;
+	return array_ok(h->total_size, hs, h->blocks_off, h->nblocks,
+			sizeof(struct utap_line_block), 4) &&
+	       array_ok(h->total_size, hs, h->data_off, h->data_size, 1, 1) &&
 	       array_ok(h->total_size, hs, h->files_off, h->nfiles, 4, 4);
 }
 
-static bool file_indexes_ok(const u16 *file, u32 n, u32 nfiles)
-{
-	u32 i;
+/* ---- line rows: the block encoding (see symtab_format.h) -------------- */
 
-	for (i = 0; i < n; i++)
-		if (file[i] >= nfiles && file[i] != UTAP_LINE_GAP && file[i] != UTAP_LINE_NOFILE)
+/* LEB128 in [*p, end); false when it runs off the end or beyond 64 bits. */
+static bool get_leb(const u8 **p, const u8 *end, bool is_signed, u64 *v)
+{
+	unsigned shift = 0;
+	u64 x = 0;
+	u8 b;
+
+	do {
+		if (*p >= end || shift >= 64)
 			return false;
-	/* the table must end: its last row covers nothing */
-	return n == 0 || file[n - 1] == UTAP_LINE_GAP;
+		b = *(*p)++;
+		x |= (u64)(b & 0x7f) << shift;
+		shift += 7;
+	} while (b & 0x80);
+	if (is_signed && shift < 64 && (b & 0x40))
+		x |= ~0ull << shift;
+	*v = x;
+	return true;
+}
+
+/* Decode row K of a block (PREV is row K-1, or the block's start state). */
+static bool decode_row(const u8 **p, const u8 *end, u32 k, const struct utap_line_row *prev,
+		       struct utap_line_row *row)
+{
+	u64 delta = 0, code, file = prev->file;
+	s64 line;
+
+	if (k > 0 && (!get_leb(p, end, false, &delta) || delta > 0xfffffffeull))
+		return false;
+	if (!get_leb(p, end, true, &code))
+		return false;
+	line = (s64)prev->line + ((s64)code - (s64)(code & 1)) / 2;
+	if ((code & 1) && !get_leb(p, end, false, &file))
+		return false;
+	row->addr = prev->addr + (k > 0 ? delta + 1 : 0);
+	if (row->addr > 0xffffffffull || line < 0 || line > 0xffffffffll || file > 0xffff)
+		return false;
+	row->line = (u32)line;
+	row->file = (u16)file;
+	return true;
+}
+
+static u32 rows_in_block(const struct utap_linetab *t, u32 b)
+{
+	u32 left = t->nrows - b * UTAP_LINE_BLOCK;
+
+	return left < UTAP_LINE_BLOCK ? left : UTAP_LINE_BLOCK;
+}
+
+/* The bytes of block B, if its offsets make sense. */
+static bool block_bytes(const struct utap_linetab *t, u32 b, const u8 **p, const u8 **end)
+{
+	u32 start = t->blocks[b].data;
+	u32 stop = b + 1 < t->nblocks ? t->blocks[b + 1].data : t->data_size;
+
+	if (start > stop || stop > t->data_size)
+		return false;
+	*p = t->data + start;
+	*end = t->data + stop;
+	return true;
+}
+
+/* Row "-1" of block B: its address, line 0, no file. */
+static struct utap_line_row block_start(const struct utap_linetab *t, u32 b)
+{
+	return (struct utap_line_row){ t->blocks[b].addr, 0, UTAP_LINE_GAP };
+}
+
+static bool file_ok(const struct utap_linetab *t, u16 file)
+{
+	return file < t->nfiles || file == UTAP_LINE_GAP || file == UTAP_LINE_NOFILE;
+}
+
+/*
+ * Decode every row once: the blocks exactly fill the data, addresses ascend
+ * strictly across blocks, files exist, and the last row is a gap.
+ */
+static bool line_rows_ok(const struct utap_linetab *t)
+{
+	struct utap_line_row prev = { 0, 0, UTAP_LINE_GAP }, row;
+	const u8 *p, *end;
+	u32 b, k;
+
+	for (b = 0; b < t->nblocks; b++) {
+		if (!block_bytes(t, b, &p, &end) || (b && t->blocks[b].addr <= prev.addr) ||
+		    (!b && t->blocks[0].data != 0))
+			return false;
+		prev = block_start(t, b);
+		for (k = 0; k < rows_in_block(t, b); k++) {
+			if (!decode_row(&p, end, k, &prev, &row) || !file_ok(t, row.file))
+				return false;
+			prev = row;
+		}
+		if (p != end)
+			return false;
+	}
+	return prev.file == UTAP_LINE_GAP;
 }
 
 int utap_linetab_init(struct utap_linetab *t, const void *blob, size_t size)
@@ -159,20 +251,21 @@ int utap_linetab_init(struct utap_linetab *t, const void *blob, size_t size)
 		return -EINVAL;
 	if (!strtab_ok(b, h->total_size, h->hdr_size, h->str_off, h->str_size))
 		return -EINVAL;
-	t->addr = (const void *)(b + h->addr_off);
-	t->line = (const void *)(b + h->line_off);
-	t->file = (const void *)(b + h->file_off);
+	t->blocks = (const void *)(b + h->blocks_off);
+	t->data = b + h->data_off;
 	t->files = (const void *)(b + h->files_off);
-	if (!ascending(t->addr, h->nrows) || !file_indexes_ok(t->file, h->nrows, h->nfiles) ||
-	    !offsets_below(t->files, h->nfiles, h->str_size))
+	t->nrows = h->nrows;
+	t->nblocks = h->nblocks;
+	t->data_size = h->data_size;
+	t->nfiles = h->nfiles;
+	if (!offsets_below(t->files, h->nfiles, h->str_size) || !line_rows_ok(t) ||
+	    (h->nrows && h->base + 0xffffffffull < h->base)) {
+		memset(t, 0, sizeof(*t));
 		return -EINVAL;
-	if (h->nrows && h->base + t->addr[h->nrows - 1] < h->base)
-		return -EINVAL;
+	}
 	t->hdr = h;
 	t->str = (const char *)(b + h->str_off);
 	t->base = h->base;
-	t->nrows = h->nrows;
-	t->nfiles = h->nfiles;
 	t->str_size = h->str_size;
 	return 0;
 }
@@ -180,17 +273,17 @@ int utap_linetab_init(struct utap_linetab *t, const void *blob, size_t size)
 /* ---- lookup -------------------------------------------------------- */
 
 /*
- * Index of the last entry <= KEY in the strictly ascending A[0..N), or -1.
- * At most 32 halvings.
+ * Index of the last entry <= KEY among the strictly ascending A[0],
+ * A[STRIDE], ... A[(N - 1) * STRIDE], or -1. At most 32 halvings.
  */
-static s64 last_at_or_below(const u32 *a, u32 n, u32 key)
+static s64 last_at_or_below(const u32 *a, u32 n, u32 stride, u32 key)
 {
 	u32 lo = 0, hi = n;
 
 	while (lo < hi) {
 		u32 mid = lo + (hi - lo) / 2;
 
-		if (a[mid] <= key)
+		if (a[(size_t)mid * stride] <= key)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -214,7 +307,7 @@ bool utap_symtab_lookup(const struct utap_symtab *t, u64 rel, struct utap_sym_hi
 
 	if (!t || !t->hdr || t->nsyms == 0 || !rel_key(t->base, rel, &key))
 		return false;
-	i = last_at_or_below(t->addr, t->nsyms, key);
+	i = last_at_or_below(t->addr, t->nsyms, 1, key);
 	if (i < 0)
 		return false;
 	hit->index = (u32)i;
@@ -226,21 +319,76 @@ bool utap_symtab_lookup(const struct utap_symtab *t, u64 rel, struct utap_sym_hi
 
 bool utap_linetab_lookup(const struct utap_linetab *t, u64 rel, const char **file, u32 *line)
 {
-	s64 i;
-	u32 key;
-	u16 f;
+	struct utap_line_row prev, row, hit;
+	const u8 *p, *end;
+	u32 key, k;
+	s64 b;
 
-	if (!t || !t->hdr || t->nrows == 0 || !rel_key(t->base, rel, &key))
+	/* beyond 4 GiB past the base there is only the final gap */
+	if (!t || !t->hdr || t->nrows == 0 || !rel_key(t->base, rel, &key) ||
+	    rel - t->base > 0xffffffffull)
 		return false;
-	/* beyond the last row's start there is only the final gap */
-	if (rel - t->base > 0xffffffffull)
+	/* struct utap_line_block is two u32s, the address first */
+	b = last_at_or_below((const u32 *)t->blocks, t->nblocks, 2, key);
+	if (b < 0 || !block_bytes(t, (u32)b, &p, &end))
 		return false;
-	i = last_at_or_below(t->addr, t->nrows, key);
-	if (i < 0 || t->file[i] == UTAP_LINE_GAP)
+	hit = prev = block_start(t, (u32)b);
+	for (k = 0; k < rows_in_block(t, (u32)b); k++) {
+		if (!decode_row(&p, end, k, &prev, &row) || row.addr > key)
+			break;
+		hit = prev = row;
+	}
+	if (hit.file == UTAP_LINE_GAP)
 		return false;
-	f = t->file[i];
-	*file = f < t->nfiles ? t->str + t->files[f] : NULL;
-	*line = t->line[i];
+	*file = utap_linetab_file(t, hit.file);
+	*line = hit.line;
+	return true;
+}
+
+const char *utap_linetab_file(const struct utap_linetab *t, u16 file)
+{
+	return t && t->hdr && file < t->nfiles ? t->str + t->files[file] : NULL;
+}
+
+static void iter_enter_block(struct utap_line_iter *it, u32 b)
+{
+	it->block = b;
+	it->row = 0;
+	it->prev = block_start(it->t, b);
+	if (!block_bytes(it->t, b, &it->p, &it->end))
+		it->block = it->t->nblocks;
+}
+
+void utap_linetab_iter(struct utap_line_iter *it, const struct utap_linetab *t)
+{
+	memset(it, 0, sizeof(*it));
+	it->t = t;
+	if (t && t->hdr && t->nblocks)
+		iter_enter_block(it, 0);
+}
+
+bool utap_linetab_next(struct utap_line_iter *it, struct utap_line_row *row)
+{
+	const struct utap_linetab *t = it->t;
+
+	if (!t || !t->hdr || it->block >= t->nblocks)
+		return false;
+	if (it->row == rows_in_block(t, it->block)) {
+		if (it->block + 1 >= t->nblocks) {
+			it->block = t->nblocks;
+			return false;
+		}
+		iter_enter_block(it, it->block + 1);
+		if (it->block >= t->nblocks)
+			return false;
+	}
+	if (!decode_row(&it->p, it->end, it->row, &it->prev, row)) {
+		it->block = t->nblocks;
+		return false;
+	}
+	it->row++;
+	it->prev = *row;
+	row->addr += t->base;
 	return true;
 }
 

@@ -33,15 +33,32 @@ struct utap_symtab {
 /* A validated line table. */
 struct utap_linetab {
 	const struct utap_linetab_hdr *hdr;
-	const u32 *addr;
-	const u32 *line;
-	const u16 *file;
+	const struct utap_line_block *blocks;
+	const u8 *data;
 	const u32 *files;
 	const char *str;
 	u64 base;
 	u32 nrows;
+	u32 nblocks;
+	u32 data_size;
 	u32 nfiles;
 	u32 str_size;
+};
+
+/* One decoded line table row. */
+struct utap_line_row {
+	u64 addr;		/* file-relative */
+	u32 line;
+	u16 file;		/* index, UTAP_LINE_GAP or UTAP_LINE_NOFILE */
+};
+
+/* Walks the rows of a validated table in address order. */
+struct utap_line_iter {
+	const struct utap_linetab *t;
+	u32 block;
+	u32 row;		/* within the block */
+	const u8 *p, *end;
+	struct utap_line_row prev;
 };
 
 /* What a symbol lookup found for one file-relative address. */
@@ -73,6 +90,13 @@ bool utap_symtab_lookup(const struct utap_symtab *t, u64 rel, struct utap_sym_hi
  * (the compiler's "no line" rows).
  */
 bool utap_linetab_lookup(const struct utap_linetab *t, u64 rel, const char **file, u32 *line);
+
+/* Iterate: start, then utap_linetab_next() until it returns false. */
+void utap_linetab_iter(struct utap_line_iter *it, const struct utap_linetab *t);
+bool utap_linetab_next(struct utap_line_iter *it, struct utap_line_row *row);
+
+/* The path of file index FILE, or NULL for UTAP_LINE_GAP/NOFILE. */
+const char *utap_linetab_file(const struct utap_linetab *t, u16 file);
 
 /*
  * Load bias of a mapping of this file: the mapping starts at VM_START and

@@ -20,11 +20,19 @@
  * among aliases. A symbol's printed size is the distance to the next entry
  * (0 for the last one), as SystemTap prints it.
  *
- * Line table: parallel arrays addr[] (strictly ascending), line[] and file[].
- * Row i covers [addr[i], addr[i+1]); the last row is always a gap. file[i]
+ * Line table: rows sorted by strictly ascending address; row i covers
+ * [addr(i), addr(i+1)) and the last row is always a gap. A row's file
  * indexes files[] (string-table offsets of source path names), or is
  * UTAP_LINE_GAP (no line information here) or UTAP_LINE_NOFILE (a line
- * number whose file name is unknown).
+ * number whose file name is unknown). Rows are delta-encoded in blocks of
+ * UTAP_LINE_BLOCK; blocks[] gives each block's first address and where its
+ * bytes start, so a lookup binary-searches blocks[] and decodes at most one
+ * block. Within a block, row k is:
+ *   k > 0:  uleb128(addr(k) - addr(k-1) - 1)
+ *           sleb128(2 * (line(k) - line(k-1)) + changed)
+ *   changed: uleb128(file(k))       (changed = file(k) != file(k-1))
+ * where row -1 of every block has line 0 and file UTAP_LINE_GAP. A block's
+ * rows fill exactly the bytes up to the next block's (or the data's) end.
  *
  * Bump UTAP_SYMTAB_VERSION on any change; readers reject other versions.
  */
@@ -84,6 +92,14 @@ struct utap_symtab_hdr {
 	u8 build_id[UTAP_SYMTAB_BUILD_ID_MAX];
 };
 
+#define UTAP_LINE_BLOCK		16
+
+/* Where one block of line rows starts. */
+struct utap_line_block {
+	u32 addr;		/* its first row's address - base */
+	u32 data;		/* offset of its encoded rows in the data area */
+};
+
 struct utap_linetab_hdr {
 	u32 magic;		/* UTAP_LINETAB_MAGIC */
 	u16 version;		/* UTAP_SYMTAB_VERSION */
@@ -91,15 +107,17 @@ struct utap_linetab_hdr {
 	u32 total_size;
 	u8 build_id_len;
 	u8 reserved[3];		/* 0 */
-	u64 base;		/* row i starts at base + addr[i] */
+	u64 base;		/* row addresses are base + offset */
 	u32 nrows;
-	u32 addr_off;		/* u32[nrows], strictly ascending */
-	u32 line_off;		/* u32[nrows] */
-	u32 file_off;		/* u16[nrows]: index into files[], GAP or NOFILE */
+	u32 nblocks;		/* nrows / UTAP_LINE_BLOCK rounded up */
+	u32 blocks_off;		/* struct utap_line_block[nblocks], 4-aligned */
+	u32 data_off;		/* the encoded rows */
+	u32 data_size;
 	u32 nfiles;		/* <= UTAP_LINE_MAX_FILES */
 	u32 files_off;		/* u32[nfiles], offsets into the string table */
 	u32 str_off;
 	u32 str_size;		/* >= 1; its last byte is NUL */
+	u32 reserved2;		/* 0 */
 	u8 build_id[UTAP_SYMTAB_BUILD_ID_MAX];
 };
 

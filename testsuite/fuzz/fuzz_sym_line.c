@@ -14,8 +14,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct utap_blob blob;
 	struct utap_linetab lt;
+	struct utap_line_iter it;
+	struct utap_line_row row;
 	size_t split;
-	uint32_t i;
+	uint32_t n = 0;
 
 	if (size < 2)
 		return 0;
@@ -27,14 +29,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (utap_linetab_init(&lt, blob.data, blob.size) != 0)
 		abort();
-	for (i = 0; i < lt.nrows && i < 64; i++) {
+	utap_linetab_iter(&it, &lt);
+	while (utap_linetab_next(&it, &row)) {
 		const char *file;
 		uint32_t line;
+		bool found = utap_linetab_lookup(&lt, row.addr, &file, &line);
 
-		utap_linetab_lookup(&lt, lt.base + lt.addr[i], &file, &line);
-		if (file && strlen(file) > lt.str_size)
+		/* every row is found where it starts, with what it says */
+		if (found != (row.file != UTAP_LINE_GAP) || (found && line != row.line))
 			abort();
+		if (found && file != utap_linetab_file(&lt, row.file))
+			abort();
+		n++;
 	}
+	if (n != lt.nrows)
+		abort();
 	utap_blob_free(&blob);
 	return 0;
 }

@@ -24,8 +24,12 @@ static void exercise(const struct utap_symtab *st, const struct utap_linetab *lt
 		addrs[6] = ctx.bias + st->base + st->addr[0];
 		addrs[7] = ctx.bias + st->base + st->addr[st->nsyms - 1] + 3;
 	} else if (lt && lt->nrows) {
-		addrs[6] = ctx.bias + lt->base + lt->addr[0];
-		addrs[7] = ctx.bias + lt->base + lt->addr[lt->nrows - 1] - 1;
+		struct utap_line_iter it;
+		struct utap_line_row row;
+
+		utap_linetab_iter(&it, lt);
+		while (utap_linetab_next(&it, &row))
+			addrs[addrs[6] ? 7 : 6] = ctx.bias + row.addr;
 	}
 	for (i = 0; i < 8; i++)
 		for (m = 0; m < sizeof(modes) / sizeof(modes[0]); m++)

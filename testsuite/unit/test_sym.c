@@ -475,6 +475,30 @@ static void *edit_copy(const struct utap_blob *b)
 	return aligned_copy(b->data, b->size);
 }
 
+/*
+ * Two rows, {0x10 line 1 file 0} and the closing gap at 0x20, encode as
+ * 03 00 | 0f 7f ff ff 03; spelling the gap's file 0xffff as a (long) 0
+ * makes the last row a real one, which must be refused.
+ */
+static void test_last_row_must_be_gap(void)
+{
+	static const struct utap_line_in rows[] = { { 0x10, 1, 0 }, { 0x20, 0, UTAP_LINE_GAP } };
+	static const unsigned char enc[] = { 0x03, 0x00, 0x0f, 0x7f, 0xff, 0xff, 0x03 };
+	static const unsigned char as_zero[] = { 0x80, 0x80, 0x00 };
+	struct utap_linetab_hdr *h;
+	struct utap_linetab l;
+	struct utap_blob b;
+
+	CHECK_INT(utap_linetab_pack(rows, 2, chain_files, 1, NULL, &b), 0);
+	h = b.data;
+	CHECK_INT(h->data_size, sizeof(enc));
+	CHECK_MEM((char *)b.data + h->data_off, enc, sizeof(enc));
+	CHECK_INT(utap_linetab_init(&l, b.data, b.size), 0);
+	memcpy((char *)b.data + h->data_off + 4, as_zero, sizeof(as_zero));
+	CHECK_INT(utap_linetab_init(&l, b.data, b.size), -EINVAL);
+	utap_blob_free(&b);
+}
+
 /* Specific malformations, each caught by its own check. */
 static void test_targeted_corruption(void)
 {
@@ -513,13 +537,18 @@ static void test_targeted_corruption(void)
 	CHECK_INT(utap_symtab_init(&t, h, chain_blob.size), -EINVAL);
 	free(h);
 	lh = edit_copy(&line_blob);	/* file index past the file table */
-	((uint16_t *)((char *)lh + lh->file_off))[0] = 2;
+	lh->nfiles = 0;		/* rows use file 0 */
 	CHECK_INT(utap_linetab_init(&l, lh, line_blob.size), -EINVAL);
 	free(lh);
-	lh = edit_copy(&line_blob);	/* last row not a gap */
-	((uint16_t *)((char *)lh + lh->file_off))[lh->nrows - 1] = 0;
+	lh = edit_copy(&line_blob);	/* row count and block count disagree */
+	lh->nrows += UTAP_LINE_BLOCK;
 	CHECK_INT(utap_linetab_init(&l, lh, line_blob.size), -EINVAL);
 	free(lh);
+	lh = edit_copy(&line_blob);	/* rows that do not fill their bytes */
+	lh->data_size--;
+	CHECK_INT(utap_linetab_init(&l, lh, line_blob.size), -EINVAL);
+	free(lh);
+	test_last_row_must_be_gap();
 	/* a blob at an odd address */
 	raw = malloc(chain_blob.size + 8);
 	memcpy(raw + 1, chain_blob.data, chain_blob.size);

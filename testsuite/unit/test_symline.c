@@ -48,17 +48,20 @@ static int compare_with_llvm(const char *debug_file, const struct utap_linetab *
 {
 	uint64_t *addrs = malloc(2 * sizeof(*addrs) * ((size_t)t->nrows + 1));
 	char list[512], *text, *line, *save = NULL;
+	struct utap_line_row row, next;
+	struct utap_line_iter it;
 	size_t n = 0, k = 0;
+	uint32_t i = 0;
 	FILE *f;
-	uint32_t i;
 	int bad = 0;
 
-	for (i = 0; i + 1 < t->nrows; i += step) {
-		if (t->file[i] == UTAP_LINE_GAP)
+	utap_linetab_iter(&it, t);
+	for (utap_linetab_next(&it, &row); utap_linetab_next(&it, &next); row = next, i++) {
+		if (row.file == UTAP_LINE_GAP || i % step)
 			continue;
-		addrs[n++] = t->base + t->addr[i];
-		if (t->addr[i + 1] - t->addr[i] > 1)
-			addrs[n++] = t->base + t->addr[i] + 1;
+		addrs[n++] = row.addr;
+		if (next.addr - row.addr > 1)
+			addrs[n++] = row.addr + 1;
 	}
 	snprintf(list, sizeof(list), "%s/addrs", scratch_dir());
 	f = fopen(list, "w");

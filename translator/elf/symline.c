@@ -927,25 +927,99 @@ static Elf *line_elf(const struct utap_debuginfo *di)
 }
 
 struct linetab_layout {
-	uint64_t addr_off, line_off, file_off, files_off, str_off, total;
+	uint64_t blocks_off, files_off, data_off, str_off, total;
 };
 
-static void linetab_lay_out(struct linetab_layout *l, size_t nrows, size_t nfiles,
-			    size_t str_size)
+static void linetab_lay_out(struct linetab_layout *l, size_t nblocks, size_t nfiles,
+			    size_t data_size, size_t str_size)
 {
 	uint64_t cursor = sizeof(struct utap_linetab_hdr);
 
-	l->addr_off = layout_take(&cursor, nrows * 4, 4);
-	l->line_off = layout_take(&cursor, nrows * 4, 4);
+	l->blocks_off = layout_take(&cursor, nblocks * sizeof(struct utap_line_block), 4);
 	l->files_off = layout_take(&cursor, nfiles * 4, 4);
-	l->file_off = layout_take(&cursor, nrows * 2, 2);
+	l->data_off = layout_take(&cursor, data_size, 1);
 	l->str_off = layout_take(&cursor, str_size, 1);
 	l->total = layout_take(&cursor, 0, 8);
 }
 
+/* The rows delta-encoded in blocks (runtime/unwind/symtab_format.h). */
+struct row_encoding {
+	unsigned char *data;
+	size_t len, cap;
+	struct utap_line_block *blocks;
+	size_t nblocks;
+};
+
+static int put_leb(struct row_encoding *e, uint64_t v, bool is_signed)
+{
+	bool more = true;
+
+	while (more) {
+		unsigned char b = v & 0x7f;
+
+		v = is_signed ? (uint64_t)((int64_t)v >> 7) : v >> 7;
+		more = is_signed ? !((v == 0 && !(b & 0x40)) || (v == ~0ull && (b & 0x40))) : v != 0;
+		if (e->len == e->cap) {
+			size_t cap = e->cap ? 2 * e->cap : 4096;
+			unsigned char *nd = realloc(e->data, cap);
+
+			if (!nd)
+				return -ENOMEM;
+			e->data = nd;
+			e->cap = cap;
+		}
+		e->data[e->len++] = b | (more ? 0x80 : 0);
+	}
+	return 0;
+}
+
+static int encode_row(struct row_encoding *e, const struct utap_line_in *row,
+		      const struct utap_line_in *prev, bool first)
+{
+	bool changed = row->file != prev->file;
+	int64_t line_delta = (int64_t)row->line - (int64_t)prev->line;
+	int err = 0;
+
+	if (!first)
+		err = put_leb(e, row->addr - prev->addr - 1, false);
+	if (!err)
+		err = put_leb(e, (uint64_t)(2 * line_delta + changed), true);
+	if (!err && changed)
+		err = put_leb(e, row->file, false);
+	return err;
+}
+
+static int encode_rows(const struct utap_line_in *rows, size_t n, uint64_t base,
+		       struct row_encoding *e)
+{
+	struct utap_line_in prev = { 0 };
+	size_t i;
+	int err = 0;
+
+	memset(e, 0, sizeof(*e));
+	e->nblocks = (n + UTAP_LINE_BLOCK - 1) / UTAP_LINE_BLOCK;
+	e->blocks = calloc(e->nblocks ? e->nblocks : 1, sizeof(*e->blocks));
+	if (!e->blocks)
+		return -ENOMEM;
+	for (i = 0; i < n && !err; i++) {
+		bool first = i % UTAP_LINE_BLOCK == 0;
+
+		if (first) {
+			e->blocks[i / UTAP_LINE_BLOCK] = (struct utap_line_block){
+				(uint32_t)(rows[i].addr - base), (uint32_t)e->len };
+			prev = (struct utap_line_in){ rows[i].addr, 0, UTAP_LINE_GAP };
+		}
+		err = encode_row(e, &rows[i], &prev, first);
+		prev = rows[i];
+	}
+	if (!err && e->len > 0xffffffffu)
+		err = -E2BIG;
+	return err;
+}
+
 static void linetab_fill_header(struct utap_linetab_hdr *h, const struct linetab_layout *l,
-				size_t nrows, size_t nfiles, size_t str_size, uint64_t base,
-				const struct utap_build_id *id)
+				size_t nrows, const struct row_encoding *e, size_t nfiles,
+				size_t str_size, uint64_t base, const struct utap_build_id *id)
 {
 	h->magic = UTAP_LINETAB_MAGIC;
 	h->version = UTAP_SYMTAB_VERSION;
@@ -953,9 +1027,10 @@ static void linetab_fill_header(struct utap_linetab_hdr *h, const struct linetab
 	h->total_size = (uint32_t)l->total;
 	h->base = base;
 	h->nrows = (uint32_t)nrows;
-	h->addr_off = (uint32_t)l->addr_off;
-	h->line_off = (uint32_t)l->line_off;
-	h->file_off = (uint32_t)l->file_off;
+	h->nblocks = (uint32_t)e->nblocks;
+	h->blocks_off = (uint32_t)l->blocks_off;
+	h->data_off = (uint32_t)l->data_off;
+	h->data_size = (uint32_t)e->len;
 	h->nfiles = (uint32_t)nfiles;
 	h->files_off = (uint32_t)l->files_off;
 	h->str_off = (uint32_t)l->str_off;
@@ -988,28 +1063,33 @@ static int linetab_write(const struct utap_line_in *rows, size_t n, const uint32
 {
 	uint64_t base = n ? rows[0].addr : 0;
 	struct linetab_layout l;
-	char *blob;
-	size_t i;
+	struct row_encoding e;
+	char *blob = NULL;
+	int err;
 
-	linetab_lay_out(&l, n, nnames, strpool_size(pool));
-	if (l.total > 0xffffffffu)
-		return -E2BIG;
-	blob = calloc(1, l.total);
-	if (!blob)
-		return -ENOMEM;
-	linetab_fill_header((struct utap_linetab_hdr *)blob, &l, n, nnames, strpool_size(pool),
-			    base, id);
-	for (i = 0; i < n; i++) {
-		((uint32_t *)(blob + l.addr_off))[i] = (uint32_t)(rows[i].addr - base);
-		((uint32_t *)(blob + l.line_off))[i] = rows[i].line;
-		((uint16_t *)(blob + l.file_off))[i] = rows[i].file;
+	err = encode_rows(rows, n, base, &e);
+	if (!err) {
+		linetab_lay_out(&l, e.nblocks, nnames, e.len, strpool_size(pool));
+		err = l.total > 0xffffffffu ? -E2BIG : 0;
 	}
-	if (nnames)
-		memcpy(blob + l.files_off, name_off, nnames * sizeof(*name_off));
-	strpool_copy(pool, blob + l.str_off);
-	out->data = blob;
-	out->size = l.total;
-	return 0;
+	if (!err && !(blob = calloc(1, l.total)))
+		err = -ENOMEM;
+	if (!err) {
+		linetab_fill_header((struct utap_linetab_hdr *)blob, &l, n, &e, nnames,
+				    strpool_size(pool), base, id);
+		if (e.nblocks)
+			memcpy(blob + l.blocks_off, e.blocks, e.nblocks * sizeof(*e.blocks));
+		if (nnames)
+			memcpy(blob + l.files_off, name_off, nnames * sizeof(*name_off));
+		if (e.len)
+			memcpy(blob + l.data_off, e.data, e.len);
+		strpool_copy(pool, blob + l.str_off);
+		out->data = blob;
+		out->size = l.total;
+	}
+	free(e.data);
+	free(e.blocks);
+	return err;
 }
 
 int utap_linetab_pack(const struct utap_line_in *rows, size_t n, const char *const *names,
