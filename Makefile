@@ -66,7 +66,7 @@ UNIT_BINS := $(addprefix $(B)/unit/,$(UNIT_TESTS))
 FUZZ_BINS := $(addprefix $(B)/fuzz/,$(FUZZERS))
 
 # Debian packages: one idempotent step for build, demo and tests.
-DEB_PKGS := build-essential gcc g++ make libelf-dev libdw-dev liblzma-dev zlib1g-dev \
+DEB_PKGS := build-essential gcc g++ make bc libelf-dev libdw-dev liblzma-dev zlib1g-dev \
 	linux-image-amd64 linux-headers-amd64 linux-headers-cloud-amd64 linux-headers-rt-amd64 \
 	qemu-system-x86 util-linux kmod \
 	clang libclang-rt-14-dev llvm libcapstone-dev qemu-user valgrind lcov gdb strace
@@ -97,6 +97,12 @@ check-unit: all $(UNIT_BINS) $(FUZZ_BINS)
 		--fuzz-seconds $(FUZZ_SECONDS)
 
 fuzz: $(FUZZ_BINS)
+
+# Measurements, each printed next to the alternative measured in the same run.
+BENCH_TARGETS ?=
+bench: all
+	@bench/run.sh $(B)/utap
+	@for t in $(BENCH_TARGETS); do $(MAKE) --no-print-directory $$t || exit 1; done
 
 # A real script, in a throwaway guest.
 demo: deps

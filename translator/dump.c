@@ -271,12 +271,12 @@ static void dump_function_head(struct strbuf *sb, const struct function *fn)
 	if (fn->ret != TY_UNKNOWN)
 		sb_printf(sb, ":%s", type_name(fn->ret));
 	sb_putc(sb, '(');
-	for (const struct symbol *p = fn->params; p; p = p->next) {
-		sb_printf(sb, "%s", p->name);
+	int i = 0;
+
+	for (const struct symbol *p = fn->params; p && i < fn->nparams; p = p->next, i++) {
+		sb_printf(sb, "%s%s", i ? ", " : "", p->name);
 		if (p->type != TY_UNKNOWN)
 			sb_printf(sb, ":%s", type_name(p->type));
-		if (p->next)
-			sb_puts(sb, ", ");
 	}
 	sb_puts(sb, ") ");
 }

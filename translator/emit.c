@@ -576,7 +576,8 @@ static struct val emit_call(struct emitter *em, struct node *n)
 	em->indent++;
 	emit_line(em, "struct utap_frame_%s *%s = &UTAP_FRAME(c, c->nesting + 1)->%s;",
 		  frame_member(fn), f, frame_member(fn));
-	for (i = 0, p = fn->params; p; p = p->next, i++) {
+	/* the parameters are the first nparams symbols of the function's locals */
+	for (i = 0, p = fn->params; p && i < fn->nparams; p = p->next, i++) {
 		if (p->type == TY_STRING)
 			emit_line(em, "utap_strlcpy(%s->%s, %s, MAXSTRINGLEN);", f, p->name, vals[i].c);
 		else
