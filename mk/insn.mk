@@ -14,3 +14,9 @@ ALL_EXTRA += $(B)/bench/insn
 $(B)/bench/insn: bench/insn/bench_insn.c $(INSN_SRCS) runtime/arch/x86_64/insn.h runtime/arch/x86_64/insn_tables.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(WARN) -O2 -g -Iruntime -o $@ bench/insn/bench_insn.c $(INSN_SRCS) -lelf -lcapstone
+
+# make bench: decode throughput next to Capstone on the same bytes
+.PHONY: bench-insn
+bench: bench-insn
+bench-insn: $(B)/bench/insn
+	$(B)/bench/insn
