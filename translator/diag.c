@@ -94,6 +94,8 @@ void errorf(const char *fmt, ...)
 	va_list ap;
 
 	diag_errors++;
+	if (diag_silent)
+		return;
 	fputs("utap: error: ", stderr);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
@@ -106,7 +108,7 @@ void warnf(const char *fmt, ...)
 	va_list ap;
 
 	diag_warnings++;
-	if (diag_suppress_warnings)
+	if (diag_suppress_warnings || diag_silent)
 		return;
 	fputs("utap: warning: ", stderr);
 	va_start(ap, fmt);
