@@ -168,7 +168,11 @@ struct utap_sym_ctx {
  * value is the full length it would have had. Every fallback of SystemTap's
  * order is kept: symbol+module, symbol only, module only (offset and size
  * relative to the module extent), bare address. Address 0 is always bare.
- * CTX may be NULL (unknown mapping).
+ * CTX describes the mapping that contains ADDR, or is NULL (no known
+ * mapping). Only SystemTap's exact flag sets (the UTAP_SYM_* modes above,
+ * optionally with INEXACT) have a symbolic form; any other set prints the
+ * address, as in SystemTap. Callers that emulate sprint_*() copy at most
+ * MAXSTRINGLEN - 1 bytes of it, which is what SystemTap does.
  */
 int utap_sym_format(char *buf, size_t size, u64 addr, const struct utap_sym_ctx *ctx,
 		    unsigned mode);
