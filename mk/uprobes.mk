@@ -2,7 +2,8 @@
 # lifecycle probes, DWARF target variables and SDT notes in the translator;
 # their module runtime lives in runtime/probes/.
 UTAP_SRCS += translator/probes/process.c translator/probes/process_bin.c \
-	translator/probes/uprobe.c translator/elf/dwarf_vars.c
+	translator/probes/uprobe.c translator/probes/uvars.c translator/probes/sdt.c translator/elf/dwarf_vars.c \
+	translator/elf/sdt.c
 
 # Variants of the uprobe test program: a non-PIE executable, and a
 # stripped one whose functions are left only in .dynsym (-rdynamic).

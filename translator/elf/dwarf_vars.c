@@ -9,6 +9,7 @@
  * "read fault" error, catchable with try/catch.
  */
 #include "elf/dwarf_vars.h"
+#include "probes/uvars.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -253,11 +254,6 @@ static bool peeled_type(Dwarf_Die *die, Dwarf_Die *out)
 		return false;
 	return dwarf_peel_type(&t, out) == 0;
 }
-
-struct scalar {
-	int size;
-	bool is_signed;
-};
 
 static bool is_pointer_tag(int tag)
 {
@@ -607,39 +603,6 @@ static bool find_var(Dwarf_Die *func, const char *name, Dwarf_Die *out)
 
 /* ---- plans ------------------------------------------------------------------- */
 
-enum step_op { STEP_ADD, STEP_INDEX, STEP_LOAD, STEP_CONV };
-
-struct step {
-	enum step_op op;
-	int64_t k;		/* ADD: offset; INDEX: element size */
-	struct node *index;	/* INDEX: the script expression */
-	struct scalar sc;	/* LOAD, CONV */
-};
-
-/* How to compute one value: BASE, then the steps. */
-struct access {
-	const char *base;
-	struct step steps[24];
-	int nsteps;
-};
-
-enum plan_kind { PLAN_LONG, PLAN_LIST, PLAN_RETURN_LIST };
-
-/* One entry of $$parms / $$vars: name=value, or name=? */
-struct list_item {
-	const char *name;
-	const char *literal;	/* "{...}", "?" ...: printed instead of a value */
-	struct access acc;
-	bool is_string;		/* $$parms$: a char pointer printed as a quoted string */
-};
-
-struct plan {
-	enum plan_kind kind;
-	struct access acc;	/* PLAN_LONG */
-	struct list_item *items;
-	int nitems;
-};
-
 /* The state while walking $a->b[i]: a value, or the address of an object. */
 struct walk {
 	struct access acc;
@@ -651,12 +614,10 @@ struct walk {
 
 static bool add_step(struct walk *w, struct step s)
 {
-	if (w->acc.nsteps == (int)ARRAY_LEN(w->acc.steps)) {
-		w->err = "too long a chain of fields and indexes";
-		return false;
-	}
-	w->acc.steps[w->acc.nsteps++] = s;
-	return true;
+	if (access_add(&w->acc, s))
+		return true;
+	w->err = "too long a chain of fields and indexes";
+	return false;
 }
 
 static bool find_member(Dwarf_Die *st, const char *name, Dwarf_Die *member, int64_t *off);
@@ -831,23 +792,13 @@ static int tv_error(struct tv_ctx *t, const char *fmt, const char *a, const char
 	return -1;
 }
 
-static void plan_long(struct node *n, const struct access *acc)
+/* rax, narrowed to the function's return type; -1 if it has none (void). */
+static int return_access(struct tv_ctx *t, struct access *acc)
 {
-	struct plan *p = arena_alloc(sizeof(*p));
-
-	p->kind = PLAN_LONG;
-	p->acc = *acc;
-	n->pdata = p;
-	n->type = TY_LONG;
-}
-
-/* $return in a .return probe: rax, narrowed to the function's return type. */
-static int resolve_return(struct tv_ctx *t)
-{
-	struct access acc = { .base = "((uint64_t)c->regs->ax)" };
 	Dwarf_Die rt;
 	struct scalar sc = { 8, true };
 
+	*acc = (struct access){ .base = "((uint64_t)c->regs->ax)" };
 	if (!t->is_return)
 		return tv_error(t, "'%s' is only available in .return probes%s", t->n->name, "");
 	if (t->f) {
@@ -859,8 +810,17 @@ static int resolve_return(struct tv_ctx *t)
 		if (why)
 			return tv_error(t, "'%s': the return value is %s", t->n->name, why);
 	}
-	acc.steps[acc.nsteps++] = (struct step){ .op = STEP_CONV, .sc = sc };
-	plan_long(t->n, &acc);
+	access_add(acc, (struct step){ .op = STEP_CONV, .sc = sc });
+	return 0;
+}
+
+static int resolve_return(struct tv_ctx *t)
+{
+	struct access acc;
+
+	if (return_access(t, &acc))
+		return -1;
+	uvar_set_long(t->n, &acc);
 	return 0;
 }
 
@@ -889,7 +849,7 @@ static int resolve_named(struct tv_ctx *t, const char *name)
 	}
 	if (!walk_finish(&w, t->n->op && !strcmp(t->n->op, "&")))
 		return tv_error(t, "'%s' is %s", t->n->name, w.err);
-	plan_long(t->n, &w.acc);
+	uvar_set_long(t->n, &w.acc);
 	return 0;
 }
 
@@ -934,7 +894,7 @@ static void list_item_for(struct tv_ctx *t, Dwarf_Die *var, bool pretty, struct 
 static int resolve_list(struct tv_ctx *t, const char *what, bool pretty)
 {
 	Dwarf_Die vars[256];
-	struct plan *p = arena_alloc(sizeof(*p));
+	struct list_item *items;
 	int n = 0;
 
 	if (!t->f)
@@ -947,38 +907,22 @@ static int resolve_list(struct tv_ctx *t, const char *what, bool pretty)
 		n = func_vars(&t->f->die, DW_TAG_formal_parameter, vars, 128);
 	if (strcmp(what, "parms"))
 		n += func_vars(&t->f->die, DW_TAG_variable, vars + n, 128);
-	p->kind = PLAN_LIST;
-	p->items = arena_alloc(sizeof(*p->items) * (n + 1));
-	p->nitems = n;
+	items = arena_alloc(sizeof(*items) * (n + 1));
 	for (int i = 0; i < n; i++)
-		list_item_for(t, &vars[i], pretty, &p->items[i]);
-	t->n->pdata = p;
-	t->n->type = TY_STRING;
+		list_item_for(t, &vars[i], pretty, &items[i]);
+	uvar_set_list(t->n, items, n);
 	return 0;
 }
 
-/* $$return: "return=0x..." in a .return probe, "" elsewhere. */
+/* $$return: "return=0x..." in a .return probe of a non-void function, else "". */
 static int resolve_return_list(struct tv_ctx *t)
 {
-	struct plan *p = arena_alloc(sizeof(*p));
+	struct list_item *item = arena_alloc(sizeof(*item));
+	struct tv_ctx quiet = *t;
 
-	p->kind = PLAN_RETURN_LIST;
-	if (t->is_return && (!t->f || peeled_type(&t->f->die, &(Dwarf_Die){ 0 }))) {
-		struct node probe = *t->n;
-		struct tv_ctx sub = *t;
-
-		probe.name = "$return";
-		sub.n = &probe;
-		sub.quiet = true;
-		if (resolve_return(&sub) == 0) {
-			p->items = arena_alloc(sizeof(*p->items));
-			p->items[0].name = "return";
-			p->items[0].acc = ((struct plan *)probe.pdata)->acc;
-			p->nitems = 1;
-		}
-	}
-	t->n->pdata = p;
-	t->n->type = TY_STRING;
+	quiet.quiet = true;
+	item->name = "return";
+	uvar_set_list(t->n, item, return_access(&quiet, &item->acc) == 0 ? 1 : 0);
 	return 0;
 }
 
@@ -1017,93 +961,10 @@ int dwarf_target_var(struct session *s, struct derived_probe *d, struct dwarf_fu
 
 /* ---- emitting --------------------------------------------------------------- */
 
-static const char *conv_c(const struct scalar *sc, const char *x)
-{
-	static const char *const s[] = { NULL, "int8_t", "int16_t", NULL, "int32_t" };
-	static const char *const u[] = { NULL, "uint8_t", "uint16_t", NULL, "uint32_t" };
-
-	if (sc->size == 8)
-		return arena_printf("(int64_t)(%s)", x);
-	return arena_printf("(int64_t)(%s)(%s)", (sc->is_signed ? s : u)[sc->size], x);
-}
-
-/*
- * The steps of ACC into long temp T. A failing load jumps to the error
- * label, or, with SOFT_OK set, clears *SOFT_OK (the variable is printed
- * as '?' by $$parms) and skips the rest.
- */
-static void emit_access(struct emitter *em, const struct access *acc, const char *t,
-			const struct node *n, const char *soft_ok)
-{
-	emit_line(em, "%s = (int64_t)%s;", t, acc->base);
-	for (int i = 0; i < acc->nsteps; i++) {
-		const struct step *st = &acc->steps[i];
-
-		switch (st->op) {
-		case STEP_ADD:
-			emit_line(em, "%s += %" PRId64 "LL;", t, st->k);
-			break;
-		case STEP_INDEX: {
-			struct val v = emit_value(em, st->index);
-
-			emit_line(em, "%s += (%s) * %" PRId64 "LL;", t, v.c, st->k);
-			break;
-		}
-		case STEP_LOAD:
-			if (soft_ok)
-				emit_line(em, "if (%s && utap_uread_int((u64)%s, %d, %d, &%s)) %s = 0;",
-					  soft_ok, t, st->sc.size, st->sc.is_signed, t, soft_ok);
-			else
-				emit_line(em, "if (utap_uload(c, (u64)%s, %d, %d, &%s)) "
-					  "UTAP_ERROR(c, c->last_error, %s, %s);", t, st->sc.size,
-					  st->sc.is_signed, t, c_near(n), em->err_label);
-			break;
-		case STEP_CONV:
-			emit_line(em, "%s = %s;", t, conv_c(&st->sc, t));
-			break;
-		}
-	}
-}
-
-static struct val emit_list(struct emitter *em, const struct plan *p, const struct node *n)
-{
-	const char *s = emit_new_str(em);
-
-	emit_line(em, "%s[0] = 0;", s);
-	for (int i = 0; i < p->nitems; i++) {
-		const struct list_item *it = &p->items[i];
-		const char *name = c_string_literal(it->name, strlen(it->name));
-
-		if (it->literal) {
-			emit_line(em, "utap_parm_append(%s, %s, %s, 0, 0);", s, name,
-				  c_string_literal(it->literal, strlen(it->literal)));
-			continue;
-		}
-		{
-			const char *t = emit_new_long(em);
-			const char *ok = emit_new_long(em);
-
-			emit_line(em, "%s = 1;", ok);
-			emit_access(em, &it->acc, t, n, ok);
-			emit_line(em, "utap_parm_append(%s, %s, %s ? NULL : \"?\", %s, %d);", s,
-				  name, ok, t, it->is_string);
-		}
-	}
-	return (struct val){ .type = TY_STRING, .c = s, .str_temp = true };
-}
-
 struct val dwarf_emit_target_var(struct emitter *em, struct derived_probe *d, struct node *n)
 {
-	const struct plan *p = n->pdata;
-	const char *t;
-
 	(void)d;
-	emit_include(em, "probes/umemory.c");
-	if (p->kind != PLAN_LONG)
-		return emit_list(em, p, n);
-	t = emit_new_long(em);
-	emit_access(em, &p->acc, t, n, NULL);
-	return (struct val){ .type = TY_LONG, .c = t };
+	return uvar_emit(em, n);
 }
 
 /* ---- -L ------------------------------------------------------------------------ */

@@ -171,6 +171,19 @@ const char *process_pp_prefix(const struct ubinary *b, int64_t pid)
 	return pp_string(&pp);
 }
 
+int process_report_missing(const struct probe_point *pp, const struct process_spec *spec,
+			   const char *what, const char *name, const char *detail)
+{
+	if (pp->optional || strpbrk(name, "*?["))
+		return 0;
+	if (spec->nbins == 1)
+		error_at(pp->loc, "no %s '%s' in '%s'%s", what, name, spec->bins[0]->path, detail);
+	else
+		error_at(pp->loc, "no %s '%s' in any of the %d binaries matched", what, name,
+			 spec->nbins);
+	return -1;
+}
+
 struct usite *usite_new(const struct probe_point *pp, const struct process_spec *spec,
 			const struct ubinary *b, uint64_t vaddr)
 {

@@ -30,6 +30,14 @@ bool process_point_is(const struct probe_point *pp, const char *const names[], i
 int process_spec_read(struct session *s, const struct probe_point *pp, bool need_binary,
 		      struct process_spec *out);
 
+/*
+ * For a point that matched nothing: 0 if it is optional or NAME has
+ * wildcards (the caller's generic message covers it), else reports "no
+ * WHAT 'NAME' in 'PATH'DETAIL" and returns -1.
+ */
+int process_report_missing(const struct probe_point *pp, const struct process_spec *spec,
+			   const char *what, const char *name, const char *detail);
+
 /* `process("PATH")` or `process(PID)`: the start of a derived pp. */
 const char *process_pp_prefix(const struct ubinary *b, int64_t pid);
 

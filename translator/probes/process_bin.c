@@ -304,6 +304,36 @@ const struct ufunc *ubin_func(const struct ubinary *b, const char *name)
 	return NULL;
 }
 
+static bool find_in(const struct symtab_src *s, const char *name, uint64_t *vaddr)
+{
+	for (size_t i = 1; i < s->count; i++) {
+		GElf_Sym sym;
+		const char *n;
+
+		if (!gelf_getsym(s->data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF)
+			continue;
+		n = elf_strptr(s->elf, s->strndx, sym.st_name);
+		if (n && !strcmp(n, name)) {
+			*vaddr = sym.st_value;
+			return true;
+		}
+	}
+	return false;
+}
+
+bool ubin_symbol(const struct ubinary *b, const char *name, uint64_t *vaddr)
+{
+	static const Elf64_Word types[] = { SHT_SYMTAB, SHT_DYNSYM };
+	Elf *elves[] = { b->di.file.elf, b->di.separate.elf, b->di.mini.elf };
+	struct symtab_src s;
+
+	for (size_t e = 0; e < ARRAY_LEN(elves); e++)
+		for (size_t t = 0; t < ARRAY_LEN(types); t++)
+			if (symtab_src_open(&s, elves[e], types[t]) && find_in(&s, name, vaddr))
+				return true;
+	return false;
+}
+
 bool ubin_offset(const struct ubinary *b, uint64_t vaddr, uint64_t *offset)
 {
 	for (size_t i = 0; i < b->nsegs; i++) {

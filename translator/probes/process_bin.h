@@ -67,6 +67,9 @@ struct ubinary *ubin_open(const char *path, const char **why);
 /* The function named exactly NAME, or NULL. */
 const struct ufunc *ubin_func(const struct ubinary *b, const char *name);
 
+/* The address of symbol NAME (any type, .symtab or .dynsym); false if there is none. */
+bool ubin_symbol(const struct ubinary *b, const char *name, uint64_t *vaddr);
+
 /* The file offset of link-time address VADDR; false if no PT_LOAD maps it from the file. */
 bool ubin_offset(const struct ubinary *b, uint64_t vaddr, uint64_t *offset);
 

@@ -132,21 +132,6 @@ static bool read_function_suffix(const struct probe_point *pp, const struct pp_c
 	return false;
 }
 
-/* A name without wildcards that no binary has is an error that names it. */
-static int report_missing(const struct probe_point *pp, const struct process_spec *spec,
-			  const char *name)
-{
-	if (pp->optional || strpbrk(name, "*?["))
-		return 0;
-	if (spec->nbins == 1)
-		error_at(pp->loc, "no function '%s' in '%s' (symbols from %s)", name,
-			 spec->bins[0]->path, spec->bins[0]->symsrc);
-	else
-		error_at(pp->loc, "no function '%s' in any of the %d binaries matched", name,
-			 spec->nbins);
-	return -1;
-}
-
 static int uprobe_resolve(struct session *s, struct probe_point *pp,
 			  struct derived_probe *proto)
 {
@@ -185,7 +170,11 @@ static int uprobe_resolve(struct session *s, struct probe_point *pp,
 			return -1;
 		total += rc;
 	}
-	return total ? total : report_missing(pp, &spec, name);
+	if (total)
+		return total;
+	return process_report_missing(pp, &spec, "function", name,
+				      spec.nbins == 1 ? arena_printf(" (symbols from %s)",
+								     spec.bins[0]->symsrc) : "");
 }
 
 static void uprobe_emit(struct emitter *em, struct derived_probe **dps, int n)

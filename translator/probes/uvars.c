@@ -1,0 +1,145 @@
+/*
+ * uvars.c - emitting the plans of user-space target variables. See uvars.h.
+ */
+#include "probes/uvars.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+enum plan_kind { PLAN_LONG, PLAN_LIST, PLAN_STRING };
+
+struct plan {
+	enum plan_kind kind;
+	struct access acc;	/* PLAN_LONG */
+	struct list_item *items;	/* PLAN_LIST */
+	int nitems;
+	const char *str;	/* PLAN_STRING */
+};
+
+bool access_add(struct access *acc, struct step s)
+{
+	if (acc->nsteps == (int)ARRAY_LEN(acc->steps))
+		return false;
+	acc->steps[acc->nsteps++] = s;
+	return true;
+}
+
+static struct plan *new_plan(struct node *n, enum plan_kind kind, enum type type)
+{
+	struct plan *p = arena_alloc(sizeof(*p));
+
+	p->kind = kind;
+	n->pdata = p;
+	n->type = type;
+	return p;
+}
+
+void uvar_set_long(struct node *n, const struct access *acc)
+{
+	new_plan(n, PLAN_LONG, TY_LONG)->acc = *acc;
+}
+
+void uvar_set_list(struct node *n, struct list_item *items, int nitems)
+{
+	struct plan *p = new_plan(n, PLAN_LIST, TY_STRING);
+
+	p->items = items;
+	p->nitems = nitems;
+}
+
+void uvar_set_string(struct node *n, const char *s)
+{
+	new_plan(n, PLAN_STRING, TY_STRING)->str = s;
+}
+
+static const char *conv_c(const struct scalar *sc, const char *x)
+{
+	static const char *const s[] = { NULL, "int8_t", "int16_t", NULL, "int32_t" };
+	static const char *const u[] = { NULL, "uint8_t", "uint16_t", NULL, "uint32_t" };
+
+	if (sc->size == 8)
+		return arena_printf("(int64_t)(%s)", x);
+	return arena_printf("(int64_t)(%s)(%s)", (sc->is_signed ? s : u)[sc->size], x);
+}
+
+static void emit_load(struct emitter *em, const struct step *st, const char *t,
+		      const struct node *n, const char *soft_ok)
+{
+	if (soft_ok)
+		emit_line(em, "if (%s && utap_uread_int((u64)%s, %d, %d, &%s)) %s = 0;", soft_ok, t,
+			  st->sc.size, st->sc.is_signed, t, soft_ok);
+	else
+		emit_line(em, "if (utap_uload(c, (u64)%s, %d, %d, &%s)) "
+			  "UTAP_ERROR(c, c->last_error, %s, %s);", t, st->sc.size,
+			  st->sc.is_signed, t, c_near(n), em->err_label);
+}
+
+/*
+ * The steps of ACC into long temp T. A failing load jumps to the error
+ * label, or, with SOFT_OK set, clears *SOFT_OK (the variable is printed
+ * as '?' by $$parms) and skips the rest.
+ */
+static void emit_access(struct emitter *em, const struct access *acc, const char *t,
+			const struct node *n, const char *soft_ok)
+{
+	emit_line(em, "%s = (int64_t)%s;", t, acc->base);
+	for (int i = 0; i < acc->nsteps; i++) {
+		const struct step *st = &acc->steps[i];
+		struct val v;
+
+		switch (st->op) {
+		case STEP_ADD:
+			emit_line(em, "%s += %" PRId64 "LL;", t, st->k);
+			break;
+		case STEP_INDEX:
+			v = emit_value(em, st->index);
+			emit_line(em, "%s += (%s) * %" PRId64 "LL;", t, v.c, st->k);
+			break;
+		case STEP_LOAD:
+			emit_load(em, st, t, n, soft_ok);
+			break;
+		case STEP_CONV:
+			emit_line(em, "%s = %s;", t, conv_c(&st->sc, t));
+			break;
+		}
+	}
+}
+
+static void emit_item(struct emitter *em, const char *s, const struct list_item *it,
+		      const struct node *n)
+{
+	const char *name = c_string_literal(it->name, strlen(it->name));
+	const char *t, *ok;
+
+	if (it->literal) {
+		emit_line(em, "utap_parm_append(%s, %s, %s, 0, 0);", s, name,
+			  c_string_literal(it->literal, strlen(it->literal)));
+		return;
+	}
+	t = emit_new_long(em);
+	ok = emit_new_long(em);
+	emit_line(em, "%s = 1;", ok);
+	emit_access(em, &it->acc, t, n, ok);
+	emit_line(em, "utap_parm_append(%s, %s, %s ? NULL : \"?\", %s, %d);", s, name, ok, t,
+		  it->is_string);
+}
+
+struct val uvar_emit(struct emitter *em, struct node *n)
+{
+	const struct plan *p = n->pdata;
+	const char *t;
+
+	emit_include(em, "probes/umemory.c");
+	if (p->kind == PLAN_STRING)
+		return (struct val){ .type = TY_STRING, .c = c_string_literal(p->str, strlen(p->str)) };
+	if (p->kind == PLAN_LIST) {
+		t = emit_new_str(em);
+		emit_line(em, "%s[0] = 0;", t);
+		for (int i = 0; i < p->nitems; i++)
+			emit_item(em, t, &p->items[i], n);
+		return (struct val){ .type = TY_STRING, .c = t, .str_temp = true };
+	}
+	t = emit_new_long(em);
+	emit_access(em, &p->acc, t, n, NULL);
+	return (struct val){ .type = TY_LONG, .c = t };
+}

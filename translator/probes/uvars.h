@@ -1,0 +1,62 @@
+/*
+ * uvars.h - how a user-space probe's target variable is read, whatever
+ * described it (DWARF for .function, the SDT note for .mark).
+ *
+ * Pass 2 records a plan in the node: a C expression for a starting value
+ * over the probe's registers (c->regs), then steps - add an offset, add a
+ * scaled script index, load from user memory, narrow to a width. Pass 3
+ * emits the steps; a failing load raises stap's "read fault" error,
+ * catchable with try/catch. List variables ($$parms, $$vars) print every
+ * entry as name=value, with '?' for what cannot be read.
+ */
+#ifndef UTAP_UVARS_H
+#define UTAP_UVARS_H
+
+#include "emit.h"
+
+/* An integer as the target holds it. */
+struct scalar {
+	int size;		/* 1, 2, 4 or 8 */
+	bool is_signed;
+};
+
+enum step_op { STEP_ADD, STEP_INDEX, STEP_LOAD, STEP_CONV };
+
+struct step {
+	enum step_op op;
+	int64_t k;		/* ADD: offset; INDEX: element size */
+	struct node *index;	/* INDEX: the script expression */
+	struct scalar sc;	/* LOAD, CONV */
+};
+
+/* How to compute one value: BASE (a C expression of type uint64_t), then the steps. */
+struct access {
+	const char *base;
+	struct step steps[24];
+	int nsteps;
+};
+
+/* Appends a step; false when the chain is too long. */
+bool access_add(struct access *acc, struct step s);
+
+/* One entry of $$parms / $$vars: name=value, or name=LITERAL. */
+struct list_item {
+	const char *name;
+	const char *literal;	/* "{...}", "?" ...: printed instead of a value */
+	struct access acc;
+	bool is_string;		/* $$parms$: a char pointer printed as a quoted string */
+};
+
+/* n is a long computed by acc. */
+void uvar_set_long(struct node *n, const struct access *acc);
+
+/* n is the string "name=value name=value ..." of items. */
+void uvar_set_list(struct node *n, struct list_item *items, int nitems);
+
+/* n is a string known when translating ($$name of a marker). */
+void uvar_set_string(struct node *n, const char *s);
+
+/* The value of a target variable the setters above planned. */
+struct val uvar_emit(struct emitter *em, struct node *n);
+
+#endif /* UTAP_UVARS_H */
