@@ -123,39 +123,29 @@ static int cfa_word(u64 cfa, s32 off, const u64 *win, s32 lo, bool have_win,
 	return read_u64(read, ctx, cfa + (s64)off, v);
 }
 
-/* The caller's value of saved register slot I; unknown when not recoverable. */
-static void restore_saved(const struct uwt_rule *rule, int i, u64 cfa,
-			  const struct uw_regs *in, struct uw_regs *out,
-			  const u64 *win, s32 lo, bool have_win,
-			  uw_read_fn read, void *ctx)
+/* The caller's value of saved register slot I; false: not recoverable. */
+static bool restore_saved(const struct uwt_rule *rule, int i, u64 cfa,
+			  const struct uw_regs *in, const u64 *win, s32 lo,
+			  bool have_win, uw_read_fn read, void *ctx, u64 *v)
 {
-	unsigned int reg = saved_regs[i], src = UWT_SAVE_REG(rule->save_how[i]);
+	unsigned int src = UWT_SAVE_REG(rule->save_how[i]);
 	s16 off = rule->save_off[i];
-	u64 v;
 
 	switch (UWT_SAVE_KIND(rule->save_how[i])) {
 	case UWT_SAVE_SAME:
-		if (get_reg(in, reg, &v))
-			uw_set(out, reg, v);
-		break;
+		return get_reg(in, saved_regs[i], v);
 	case UWT_SAVE_AT_CFA:
 		/* a fault here only loses this register, not the frame */
-		if (!cfa_word(cfa, off, win, lo, have_win, read, ctx, &v))
-			uw_set(out, reg, v);
-		break;
+		return !cfa_word(cfa, off, win, lo, have_win, read, ctx, v);
 	case UWT_SAVE_VAL_CFA:
-		uw_set(out, reg, cfa + off);
-		break;
+		*v = cfa + off;
+		return true;
 	case UWT_SAVE_IN_REG:
-		if (get_reg(in, src, &v))
-			uw_set(out, reg, v);
-		break;
+		return get_reg(in, src, v);
 	case UWT_SAVE_AT_REG:
-		if (get_reg(in, src, &v) && !read_u64(read, ctx, v + off, &v))
-			uw_set(out, reg, v);
-		break;
+		return get_reg(in, src, v) && !read_u64(read, ctx, *v + off, v);
 	default:		/* UWT_SAVE_UNDEF */
-		break;
+		return false;
 	}
 }
 
@@ -214,8 +204,8 @@ static enum uw_stop caller_ra(const struct uwt_rule *rule,
 enum uw_stop uw_apply_rule(const struct uwt_rule *rule, struct uw_regs *regs,
 			   u32 *flags, uw_read_fn read, void *ctx)
 {
-	struct uw_regs out = { .known = 0 };
-	u64 cfa, ra, sp, win[SAVE_WINDOW / 8];
+	u64 cfa, ra, sp, win[SAVE_WINDOW / 8], saved[UWT_NR_SAVED];
+	u32 known = UW_BIT(UWT_RSP) | UW_BIT(UWT_RIP);
 	bool have_win = false;
 	enum uw_stop stop;
 	s32 lo = 0;
@@ -239,12 +229,17 @@ enum uw_stop uw_apply_rule(const struct uwt_rule *rule, struct uw_regs *regs,
 	stop = check_caller_sp(rule, regs, sp);
 	if (stop)
 		return stop;
+	/* all reads of this frame's registers happen before any write */
 	for (i = 0; i < UWT_NR_SAVED; i++)
-		restore_saved(rule, i, cfa, regs, &out, win, lo, have_win,
-			      read, ctx);
-	uw_set(&out, UWT_RSP, sp);
-	uw_set(&out, UWT_RIP, ra);
-	*regs = out;
+		if (restore_saved(rule, i, cfa, regs, win, lo, have_win, read,
+				  ctx, &saved[i]))
+			known |= UW_BIT(saved_regs[i]);
+	for (i = 0; i < UWT_NR_SAVED; i++)
+		if (known & UW_BIT(saved_regs[i]))
+			regs->val[saved_regs[i]] = saved[i];
+	regs->val[UWT_RSP] = sp;
+	regs->val[UWT_RIP] = ra;
+	regs->known = known;	/* caller-saved registers are gone */
 	*flags = 0;
 	return UW_STOP_NONE;
 }
