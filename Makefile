@@ -106,7 +106,7 @@ bench: all
 # A real script, in a throwaway guest.
 demo: deps
 	@$(MAKE) --no-print-directory all testsuite-progs
-	$(B)/utap --vm examples/hello.stp -c 'ls /'
+	$(B)/utap --vm examples/malloc-sizes.stp -c 'ls /usr/lib'
 
 
 clean:
