@@ -7,12 +7,14 @@
  * sees the cause without reading the log.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/reboot.h>
+#include <sys/stat.h>
 
 #include "vminit.h"
 #include "vm_proto.h"
@@ -69,21 +71,29 @@ void power_off(void)
 		pause();
 }
 
+/* The job stays in memory for the whole run: its strings are the command's argv and environment. */
 static void read_job(const char *jobdir, struct job *job)
 {
-	static char buf[1 << 20];
-	char path[4096];
-	FILE *f;
-	size_t n;
+	char path[4096], *buf;
+	struct stat st;
+	size_t n = 0;
+	int fd;
 
 	snprintf(path, sizeof(path), "/mnt/root%s/%s", jobdir, VM_JOB_FILE);
-	f = fopen(path, "rb");
-	if (!f)
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0)
 		fail("cannot read the job file %s: %s", path, strerror(errno));
-	n = fread(buf, 1, sizeof(buf), f);
-	fclose(f);
-	if (n == sizeof(buf))
-		fail("job file %s is larger than %zu bytes", path, sizeof(buf) - 1);
+	buf = malloc(st.st_size + 1);
+	if (!buf)
+		fail("job file %s: out of memory", path);
+	while (n < (size_t)st.st_size) {
+		ssize_t got = read(fd, buf + n, st.st_size - n);
+
+		if (got <= 0)
+			fail("cannot read the job file %s: %s", path, got ? strerror(errno) : "short");
+		n += got;
+	}
+	close(fd);
 	if (parse_job(buf, n, job) < 0)
 		fail("job file %s is malformed", path);
 }
