@@ -593,6 +593,22 @@ static void plt_synthesized(void)
 	uw_blob_free(&b);
 }
 
+/* Build from an ELF image in memory: an error or a valid table. */
+static void build_image(void *img, size_t len)
+{
+	struct uw_build_stats st;
+	struct uw_blob b;
+	char err[256];
+	Elf *elf = elf_memory(img, len);
+
+	if (elf && !uw_build_elf(elf, NULL, NULL, &b, &st, err, sizeof(err))) {
+		CHECK_INT(uw_table_validate(b.data, b.len), 0);
+		uw_blob_free(&b);
+	}
+	if (elf)
+		elf_end(elf);
+}
+
 /* Truncated and bit-flipped ELF images: an error or a valid table, never a crash. */
 static void corrupt_elf(void)
 {
@@ -617,31 +633,16 @@ static void corrupt_elf(void)
 	CHECK(fread(img, 1, len, f) == len);
 	fclose(f);
 	for (cut = 0; cut < len; cut += len / 97 + 1) {
-		Elf *elf;
-
 		memcpy(copy, img, cut);
-		elf = elf_memory((char *)copy, cut);
-		if (!uw_build_elf(elf, NULL, NULL, &b, &st, err, sizeof(err))) {
-			CHECK_INT(uw_table_validate(b.data, b.len), 0);
-			uw_blob_free(&b);
-		}
-		if (elf)
-			elf_end(elf);
+		build_image(copy, cut);
 	}
 	for (i = 0; i < 300; i++) {
-		Elf *elf;
 		int k;
 
 		memcpy(copy, img, len);
 		for (k = 0; k < 8; k++)
 			copy[rand_r(&seed) % len] ^= 1u << (rand_r(&seed) % 8);
-		elf = elf_memory((char *)copy, len);
-		if (!uw_build_elf(elf, NULL, NULL, &b, &st, err, sizeof(err))) {
-			CHECK_INT(uw_table_validate(b.data, b.len), 0);
-			uw_blob_free(&b);
-		}
-		if (elf)
-			elf_end(elf);
+		build_image(copy, len);
 	}
 	CHECK(uw_build_file("/nonexistent", NULL, &b, &st, err, sizeof(err)) == -1);
 	CHECK(strstr(err, "/nonexistent") != NULL);
@@ -654,15 +655,12 @@ static void corrupt_elf(void)
 static void fuzz_regressions(void)
 {
 	static const char *const names[] = { "cfa-expr-one-op", "huge-register-number" };
-	struct uw_build_stats st;
-	struct uw_blob b;
-	char path[4096], err[256];
+	char path[4096];
 	size_t i, len;
 
 	for (i = 0; i < ARRAY_SIZE(names); i++) {
 		static char img[1 << 16];
 		FILE *f;
-		Elf *elf;
 
 		snprintf(path, sizeof(path), "%s/testsuite/fuzz/corpus/uwbuild/%s",
 			 UW_SRCDIR, names[i]);
@@ -672,13 +670,7 @@ static void fuzz_regressions(void)
 			continue;
 		len = fread(img, 1, sizeof(img), f);
 		fclose(f);
-		elf = elf_memory(img, len);
-		if (elf && !uw_build_elf(elf, NULL, NULL, &b, &st, err, sizeof(err))) {
-			CHECK_INT(uw_table_validate(b.data, b.len), 0);
-			uw_blob_free(&b);
-		}
-		if (elf)
-			elf_end(elf);
+		build_image(img, len);
 	}
 }
 
