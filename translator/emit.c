@@ -1073,6 +1073,8 @@ int translate(struct session *s)
 	sb_puts(&em.end, "\tstruct utap_context *c __maybe_unused;\n");
 	emit_globals(&em);
 	emit_probe_table(&em);
+	if (emit_ustack_tables(&em))
+		return -1;
 	for (struct function *fn = s->functions; fn; fn = fn->next_used)
 		emit_function(&em, fn);
 	for (struct derived_probe *d = s->derived; d; d = d->next) {

@@ -83,6 +83,9 @@ void emit_foreach(struct emitter *em, struct node *n,
 void emit_reads(struct emitter *em, struct node *n, unsigned char *read);
 void emit_global_autoprint(struct emitter *em);
 
+/* ustack.c: unwind, symbol and line tables for user backtraces */
+int emit_ustack_tables(struct emitter *em);
+
 /* C to enter a handler's context and run it; used by provider glue. */
 void emit_run_handler(struct strbuf *sb, const struct derived_probe *d, const char *state,
 		      const char *indent);

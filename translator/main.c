@@ -45,6 +45,8 @@ static void usage(FILE *out)
 		"  -x PID        set target() to PID\n"
 		"  -D NAME=VAL   define a C macro for the module (e.g. MAXACTION=10000)\n"
 		"  -I DIR        look for tapsets in DIR too\n"
+		"  -d PATH       carry unwind and symbol tables for the ELF file PATH\n"
+		"  --ldd         also for the shared libraries of every such file\n"
 		"  -s MB         transport buffer size per CPU, in megabytes (default 4)\n"
 		"  -l PATTERN    list the probe points PATTERN matches\n"
 		"  -L PATTERN    the same, with their target variables\n"
@@ -116,7 +118,7 @@ static const char *valid_modname(const char *name)
 
 enum {
 	OPT_VM = 1000, OPT_VM_MEM, OPT_VM_CPUS, OPT_VM_TIMEOUT, OPT_VM_ACCEL, OPT_VM_CHECK,
-	OPT_RUN,
+	OPT_RUN, OPT_LDD, OPT_ALL_MODULES,
 };
 
 static long parse_number(const char *opt, const char *arg, long min, long max)
@@ -153,13 +155,15 @@ static void parse_options(struct session *s, int argc, char **argv)
 		{ "vm-accel", required_argument, NULL, OPT_VM_ACCEL },
 		{ "vm-check", no_argument, NULL, OPT_VM_CHECK },
 		{ "run", required_argument, NULL, OPT_RUN },
+		{ "ldd", no_argument, NULL, OPT_LDD },
+		{ "all-modules", no_argument, NULL, OPT_ALL_MODULES },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "hVvp:e:o:m:r:kgwc:x:D:I:s:l:L:", longopts, NULL)) !=
+	while ((c = getopt_long(argc, argv, "hVvp:e:o:m:r:kgwc:x:D:I:s:l:L:d:", longopts, NULL)) !=
 	       -1) {
 		switch (c) {
 		case 'h':
@@ -243,6 +247,17 @@ static void parse_options(struct session *s, int argc, char **argv)
 			break;
 		case OPT_RUN:
 			s->run_module = optarg;
+			break;
+		case 'd':
+			if (!*optarg)
+				fatal("-d needs a path or a module name");
+			s->dmodules = push(s->dmodules, &s->ndmodules, optarg);
+			break;
+		case OPT_LDD:
+			s->ldd = true;
+			break;
+		case OPT_ALL_MODULES:
+			/* kernel symbols come from the running kernel: nothing to add */
 			break;
 		default:
 			fprintf(stderr, "Try 'utap --help' for more information.\n");

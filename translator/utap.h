@@ -385,6 +385,9 @@ struct session {
 	unsigned vm_mem, vm_cpus, vm_timeout;
 	const char *vm_accel;
 	const char *run_module;	/* --run MODULE.ko */
+	const char **dmodules;	/* -d PATH */
+	int ndmodules;
+	bool ldd;		/* --ldd */
 	const char *list_pattern;	/* -l / -L */
 	bool list_vars;
 
@@ -423,6 +426,8 @@ enum needs {
 	NEED_TRY = 1u << 5,
 	NEED_UNWIND = 1u << 6,
 	NEED_ITRACE = 1u << 7,
+	NEED_USYMS = 1u << 8,
+	NEED_ULINES = 1u << 9,
 };
 
 extern struct session *S;

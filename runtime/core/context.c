@@ -92,6 +92,8 @@ static struct utap_context *utap_context_enter(const struct utap_probe *p, int s
 	c->regs = NULL;
 	c->user_mode = false;
 	c->probe_data = NULL;
+	c->pc_is_ra = false;
+	c->ustack.valid = false;
 	c->nesting = 0;
 	c->actionremaining = MAXACTION;
 	c->last_error = NULL;

@@ -56,6 +56,16 @@ enum utap_state {
 	UTAP_STOPPED,
 };
 
+/* A user backtrace, walked at most once per probe hit (runtime/unwind/ucontext.c). */
+struct utap_ustack {
+	bool valid;
+	u8 state;			/* enum utap_ustate */
+	u8 stop;			/* enum uw_stop */
+	u32 nr;
+	u64 pcs[MAXBACKTRACE];
+	u8 flags[MAXBACKTRACE];		/* UW_FRAME_* */
+};
+
 /*
  * Per-CPU probe context: stap's model. Locals live here, not on the small
  * kernel stack, one frame per call depth; a probe that fires while the
@@ -67,6 +77,8 @@ struct utap_context {
 	struct pt_regs *regs;		/* the probe's registers, or NULL */
 	bool user_mode;			/* regs are user-mode registers */
 	void *probe_data;		/* the family's per-hit data (e.g. a return instance) */
+	bool pc_is_ra;			/* regs->ip is a return address (uretprobe) */
+	struct utap_ustack ustack;
 	int nesting;			/* function call depth */
 	long actionremaining;		/* MAXACTION budget */
 	const char *last_error;		/* set by a failing statement */

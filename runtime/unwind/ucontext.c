@@ -1,0 +1,440 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ucontext.c - user backtraces and user symbols in the module.
+ *
+ * Tables (unwind rows, symbols, lines) come linked into the module for the
+ * files the translator knew about, and are added at run time for files
+ * mapped later. A file is recognised by its inode, so any path to it works.
+ *
+ * Phase 1 finds the user registers that belong to the probe: the probe's
+ * own when it fired in user mode (uprobes, a timer that hit user code),
+ * else the task's saved user registers (kprobes, tracepoints, timers that
+ * hit kernel code). On x86-64 every saved register is exact, so the walk
+ * starts with all of them known. Phase 2 is uw_walk() over the tables with
+ * non-faulting reads of the task's stack. The result is kept for the rest
+ * of the probe hit, so several backtrace functions cost one walk.
+ */
+#include <linux/mm.h>
+#include <linux/mman.h>
+#include <linux/namei.h>
+#include <linux/dcache.h>
+#include <linux/uprobes.h>
+#include <linux/sched/task_stack.h>
+
+#include "unwind/uwtab.c"
+#include "unwind/uwstep.c"
+#include "unwind/sym.c"
+
+struct utap_umod_desc {
+	const char *path;
+	const void *uw;
+	size_t uw_len;
+	const void *sym;
+	size_t sym_len;
+	const void *line;
+	size_t line_len;
+};
+
+static const struct utap_umod_desc *utap_gen_umods(int *n);
+
+#ifndef UTAP_MAX_UMODS
+#define UTAP_MAX_UMODS 512
+#endif
+
+/* One ELF file with tables. */
+struct utap_umod {
+	char path[256];
+	struct path kpath;
+	struct inode *inode;
+	const void *uw;			/* validated, or NULL */
+	struct utap_symtab syms;
+	bool has_syms;
+	struct utap_linetab lines;
+	bool has_lines;
+	void *owned;			/* run-time tables: freed at exit */
+	bool warned;			/* "missing unwind data" said once */
+};
+
+static struct utap_umod utap_umods[UTAP_MAX_UMODS];
+static atomic_t utap_numods = ATOMIC_INIT(0);
+static DEFINE_SPINLOCK(utap_umods_lock);
+
+/* Files without tables, said once each: "Missing unwind data for a module". */
+#define UTAP_MISSING_SLOTS 64
+static struct inode *utap_missing[UTAP_MISSING_SLOTS];
+static atomic_t utap_nmissing = ATOMIC_INIT(0);
+static atomic64_t utap_missing_frames = ATOMIC64_INIT(0);
+
+static int utap_umod_setup(struct utap_umod *m, const char *path, const void *uw, size_t uw_len,
+			   const void *sym, size_t sym_len, const void *line, size_t line_len)
+{
+	strscpy(m->path, path, sizeof(m->path));
+	if (uw && uw_table_validate(uw, uw_len) == 0)
+		m->uw = uw;
+	m->has_syms = sym && utap_symtab_init(&m->syms, sym, sym_len) == 0;
+	m->has_lines = line && utap_linetab_init(&m->lines, line, line_len) == 0;
+	if (uw && !m->uw)
+		utap_warn("the unwind table of %s is malformed; its frames are not unwound", path);
+	/* the inode identifies the file whatever path maps it */
+	if (kern_path(path, LOOKUP_FOLLOW, &m->kpath) == 0)
+		m->inode = d_real_inode(m->kpath.dentry);	/* overlayfs maps the real file */
+	return 0;
+}
+
+static int utap_umods_init(void)
+{
+	int i, n = 0;
+	const struct utap_umod_desc *d = utap_gen_umods(&n);
+
+	for (i = 0; i < n && i < UTAP_MAX_UMODS; i++)
+		utap_umod_setup(&utap_umods[i], d[i].path, d[i].uw, d[i].uw_len, d[i].sym,
+				d[i].sym_len, d[i].line, d[i].line_len);
+	atomic_set(&utap_numods, i);
+	return 0;
+}
+
+static void utap_umods_exit(void)
+{
+	int i, n = atomic_read(&utap_numods);
+
+	for (i = 0; i < n; i++) {
+		if (utap_umods[i].inode)
+			path_put(&utap_umods[i].kpath);
+		kvfree(utap_umods[i].owned);
+	}
+	atomic_set(&utap_numods, 0);
+}
+
+static struct utap_umod *utap_umod_by_inode(const struct inode *inode)
+{
+	int i, n = atomic_read(&utap_numods);
+
+	smp_rmb();	/* entries are complete before the count covers them */
+	for (i = 0; i < n; i++)
+		if (utap_umods[i].inode == inode)
+			return &utap_umods[i];
+	return NULL;
+}
+
+/* ---- where an address lives ---- */
+
+struct utap_umap {
+	u64 start, end;			/* this executable mapping */
+	u64 bias;
+	struct utap_umod *mod;		/* NULL: a file without tables */
+	struct inode *inode;
+	u64 ext_start, ext_end;		/* the whole file's extent, for [MOD+OFF/SIZE] */
+	char path[128];			/* the file's path when it has no tables */
+};
+
+/*
+ * Looks the address up in current's mappings. Probe context cannot sleep, so
+ * the mmap lock is only tried; in NMI context it is not taken at all.
+ */
+static int utap_umap_find(u64 addr, struct utap_umap *out)
+{
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	int rc = -ENOENT;
+
+	if (!mm || in_nmi() || !mmap_read_trylock(mm))
+		return -EAGAIN;
+	vma = find_vma(mm, addr);
+	if (vma && vma->vm_start <= addr && vma->vm_file) {
+		struct inode *inode = file_inode(vma->vm_file);
+		u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
+
+		memset(out, 0, sizeof(*out));
+		out->start = vma->vm_start;
+		out->end = vma->vm_end;
+		out->inode = inode;
+		out->mod = utap_umod_by_inode(inode);
+		if (out->mod && out->mod->has_syms &&
+		    utap_symtab_load_bias(&out->mod->syms, vma->vm_start, off, &out->bias) == 0) {
+			utap_symtab_extent(&out->mod->syms, out->bias, &out->ext_start,
+					   &out->ext_end);
+		} else {
+			out->bias = vma->vm_start - off;
+			out->ext_start = vma->vm_start - off;
+			out->ext_end = vma->vm_end;
+			if (!out->mod) {
+				char *p = d_path(&vma->vm_file->f_path, out->path, sizeof(out->path));
+
+				if (IS_ERR(p))
+					strscpy(out->path, "?", sizeof(out->path));
+				else
+					memmove(out->path, p, strlen(p) + 1);
+			}
+		}
+		rc = 0;
+	}
+	mmap_read_unlock(mm);
+	return rc;
+}
+
+/* ---- phase 1: the user registers of this probe hit ---- */
+
+enum utap_ustate { UTAP_USTACK_OK, UTAP_USTACK_NONE, UTAP_USTACK_COMPAT };
+
+static enum utap_ustate utap_uregs(struct utap_context *c, struct uw_regs *r, u32 *flags)
+{
+	struct pt_regs *regs;
+
+	if (!current->mm || (current->flags & (PF_KTHREAD | PF_EXITING)))
+		return UTAP_USTACK_NONE;
+	regs = c->user_mode && c->regs ? c->regs : task_pt_regs(current);
+	if (!regs || !user_mode(regs))
+		return UTAP_USTACK_NONE;
+	if (!user_64bit_mode(regs))
+		return UTAP_USTACK_COMPAT;
+	memset(r, 0, sizeof(*r));
+	uw_set(r, UWT_RAX, regs->ax);
+	uw_set(r, UWT_RDX, regs->dx);
+	uw_set(r, UWT_RCX, regs->cx);
+	uw_set(r, UWT_RBX, regs->bx);
+	uw_set(r, UWT_RSI, regs->si);
+	uw_set(r, UWT_RDI, regs->di);
+	uw_set(r, UWT_RBP, regs->bp);
+	uw_set(r, UWT_RSP, regs->sp);
+	uw_set(r, UWT_R8, regs->r8);
+	uw_set(r, UWT_R9, regs->r9);
+	uw_set(r, UWT_R10, regs->r10);
+	uw_set(r, UWT_R11, regs->r11);
+	uw_set(r, UWT_R12, regs->r12);
+	uw_set(r, UWT_R13, regs->r13);
+	uw_set(r, UWT_R14, regs->r14);
+	uw_set(r, UWT_R15, regs->r15);
+	uw_set(r, UWT_RIP, regs->ip);
+	*flags = 0;
+	/*
+	 * In a syscall the saved ip follows the syscall instruction, like a
+	 * return address; so does a uretprobe's ip (the caller resumes there).
+	 */
+	if ((!c->user_mode && (long)regs->orig_ax >= 0) || c->pc_is_ra)
+		*flags |= UW_WALK_PC_IS_RA;
+	return UTAP_USTACK_OK;
+}
+
+/* ---- phase 2 ---- */
+
+struct utap_uwalk {
+	struct utap_umap last;		/* the last mapping found: most frames share it */
+	bool have_last;
+};
+
+static int utap_uread(void *ctx, u64 addr, void *dst, u32 len)
+{
+	return copy_from_user_nofault(dst, (const void __user *)(unsigned long)addr, len) ?
+	       -EFAULT : 0;
+}
+
+static void utap_note_missing(struct utap_umap *m)
+{
+	int i, n;
+
+	atomic64_inc(&utap_missing_frames);
+	if (m->mod) {
+		if (!m->mod->warned) {
+			m->mod->warned = true;
+			utap_warn("Missing unwind data for a module, rerun with 'utap -d %s'",
+				  m->mod->path);
+		}
+		return;
+	}
+	n = atomic_read(&utap_nmissing);
+	for (i = 0; i < n && i < UTAP_MISSING_SLOTS; i++)
+		if (READ_ONCE(utap_missing[i]) == m->inode)
+			return;
+	i = atomic_inc_return(&utap_nmissing) - 1;
+	if (i < UTAP_MISSING_SLOTS)
+		WRITE_ONCE(utap_missing[i], m->inode);
+	utap_warn("Missing unwind data for a module, rerun with 'utap -d %s'", m->path);
+}
+
+static int utap_ufind(void *ctx, u64 pc, struct uw_module *mod)
+{
+	struct utap_uwalk *w = ctx;
+
+	if (!w->have_last || pc < w->last.start || pc >= w->last.end) {
+		if (utap_umap_find(pc, &w->last))
+			return -ENOENT;
+		w->have_last = true;
+	}
+	mod->table = w->last.mod ? w->last.mod->uw : NULL;
+	mod->bias = w->last.bias;
+	if (!mod->table)
+		utap_note_missing(&w->last);
+	return 0;
+}
+
+/*
+ * A uretprobe replaces the return address on the stack with its trampoline;
+ * the task's pending return instances remember the original, keyed by where
+ * on the stack it was.
+ */
+static u64 utap_ufixup_ra(void *ctx, u64 ra, u64 sp)
+{
+	struct uprobe_task *ut = current->utask;
+	struct return_instance *ri;
+	int guard = 64;
+
+	if (!ut)
+		return ra;
+	for (ri = ut->return_instances; ri && guard--; ri = ri->next)
+		if (ri->stack == sp - sizeof(long))
+			return ri->orig_ret_vaddr;
+	return ra;
+}
+
+/* The user backtrace of this probe hit, walked once and cached in the context. */
+static struct utap_ustack *utap_ustack_get(struct utap_context *c)
+{
+	struct utap_ustack *us = &c->ustack;
+	struct uw_regs regs;
+	struct utap_uwalk w = { 0 };
+	struct uw_walk_ops ops = {
+		.read = utap_uread,
+		.find = utap_ufind,
+		.fixup_ra = utap_ufixup_ra,
+		.ctx = &w,
+	};
+	struct uw_trace tr = {
+		.pcs = us->pcs,
+		.frame_flags = us->flags,
+		.max = MAXBACKTRACE,
+	};
+	u32 flags = 0;
+
+	if (us->valid)
+		return us;
+	us->valid = true;
+	us->state = utap_uregs(c, &regs, &flags);
+	us->nr = 0;
+	if (us->state != UTAP_USTACK_OK)
+		return us;
+	uw_walk(&regs, flags, &ops, &tr);
+	us->nr = tr.nr;
+	us->stop = tr.stop;
+	return us;
+}
+
+/* ---- symbols ---- */
+
+static void utap_usym_ctx(u64 addr, struct utap_umap *m, struct utap_sym_ctx *sc, bool *found)
+{
+	memset(sc, 0, sizeof(*sc));
+	*found = utap_umap_find(addr, m) == 0;
+	if (!*found)
+		return;
+	sc->path = m->mod ? m->mod->path : m->path;
+	sc->start = m->ext_start;
+	sc->end = m->ext_end;
+	sc->bias = m->bias;
+	sc->syms = m->mod && m->mod->has_syms ? &m->mod->syms : NULL;
+	sc->lines = m->mod && m->mod->has_lines ? &m->mod->lines : NULL;
+}
+
+/* One address in a SystemTap symbol mode, into buf; returns the full length. */
+static int utap_usym_format(char *buf, size_t size, u64 addr, unsigned mode)
+{
+	struct utap_umap m;
+	struct utap_sym_ctx sc;
+	bool found;
+
+	utap_usym_ctx(addr, &m, &sc, &found);
+	return utap_sym_format(buf, size, addr, found ? &sc : NULL, mode);
+}
+
+/*
+ * The whole backtrace in a mode. To the print buffer when buf is NULL;
+ * else into buf[size], cut like stap's sprint functions: at the byte.
+ */
+static void utap_ubacktrace_render(struct utap_context *c, unsigned mode, char *buf, size_t size)
+{
+	struct utap_ustack *us = utap_ustack_get(c);
+	char line[512];
+	size_t used = 0;
+	u32 i;
+
+	if (buf && size)
+		buf[0] = 0;
+	if (us->state != UTAP_USTACK_OK) {
+		int n = us->state == UTAP_USTACK_COMPAT ?
+			scnprintf(line, sizeof(line), "<no user backtrace support for 32-bit tasks>\n") :
+			utap_sym_no_backtrace(line, sizeof(line), c->probe->pp, mode, false);
+
+		if (n >= (int)sizeof(line))
+			n = sizeof(line) - 1;
+		if (buf)
+			utap_strlcpy(buf, line, size);
+		else
+			utap_print_bytes(c, line, n);
+		return;
+	}
+	for (i = 0; i < us->nr; i++) {
+		unsigned m = mode | ((us->flags[i] & UW_FRAME_INEXACT) && mode != UTAP_SYM_NONE ?
+				     UTAP_SYM_INEXACT : 0);
+		int n = utap_usym_format(line, sizeof(line), us->pcs[i], m);
+
+		if (n >= (int)sizeof(line))
+			n = sizeof(line) - 1;
+		if (!buf) {
+			utap_print_bytes(c, line, n);
+		} else if (used + 1 < size) {
+			size_t take = min_t(size_t, n, size - 1 - used);
+
+			memcpy(buf + used, line, take);
+			used += take;
+			buf[used] = 0;
+		}
+	}
+}
+
+/*
+ * print_usyms(): " ADDR : usymdata(ADDR)" per address of a ubacktrace()
+ * string, the token printed as it was given. With dst, into a script
+ * string, stopping before a line that does not fit.
+ */
+static void utap_print_usyms(struct utap_context *c, const char *s, char *dst)
+{
+	char line[512];
+	size_t used = 0;
+
+	if (dst)
+		dst[0] = 0;
+	while (*s) {
+		const char *tok;
+		size_t len;
+		u64 addr;
+		int n, k;
+		char num[24];
+
+		while (*s == ' ' || *s == '\t' || *s == '\n')
+			s++;
+		tok = s;
+		while (*s && *s != ' ' && *s != '\t' && *s != '\n')
+			s++;
+		len = s - tok;
+		if (!len || len >= sizeof(num))
+			continue;
+		memcpy(num, tok, len);
+		num[len] = 0;
+		if (kstrtoull(num, 0, &addr))
+			continue;
+		n = scnprintf(line, sizeof(line), " %s : ", num);
+		k = utap_usym_format(line + n, sizeof(line) - n - 1, addr, UTAP_SYM_DATA);
+		n += min_t(int, k, (int)sizeof(line) - n - 2);
+		line[n++] = '\n';
+		line[n] = 0;
+		if (!dst) {
+			utap_print_bytes(c, line, n);
+		} else {
+			if (used + n >= MAXSTRINGLEN)
+				break;
+			memcpy(dst + used, line, n + 1);
+			used += n;
+		}
+	}
+	if (!dst)
+		c->nprints++;
+}

@@ -1,0 +1,254 @@
+/*
+ * ustack.c - pass 3 for user backtraces and symbols: which ELF files the
+ * module carries tables for, and the tables themselves.
+ *
+ * A script that uses ubacktrace() and friends (tapset functions marked
+ * "utap-needs: ustack", "usym" or "uline") gets, for every module of
+ * interest, the unwind table (elf/uwbuild), the symbol table and, when
+ * line functions are used, the line table (elf/symtab) — built here, at
+ * translate time, and linked into the module with .incbin, so the source
+ * stays small. The modules of interest are stap's: every -d PATH, the
+ * DT_NEEDED closure with --ldd, the -c/-x target, and every binary a
+ * process() probe names. Files mapped later get tables from the runner.
+ */
+#include "emit.h"
+#include "elf/symtab.h"
+#include "elf/uwbuild.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct umodule {
+	const char *path;	/* canonical */
+	const char *uw_file, *sym_file, *line_file;
+	size_t uw_len, sym_len, line_len;
+};
+
+static struct umodule umods[256];
+static int numods;
+
+static unsigned script_needs(struct session *s)
+{
+	unsigned needs = 0;
+
+	for (struct function *fn = s->functions; fn; fn = fn->next_used) {
+		const char *p = fn->embedded ? strstr(fn->embedded, "utap-needs:") : NULL;
+
+		if (!p)
+			continue;
+		p += strlen("utap-needs:");
+		if (strstr(p, "ustack"))
+			needs |= NEED_UNWIND | NEED_USYMS;
+		if (strstr(p, "usym"))
+			needs |= NEED_USYMS;
+		if (strstr(p, "uline"))
+			needs |= NEED_USYMS | NEED_ULINES;
+	}
+	return needs;
+}
+
+static bool add_module(const char *path, bool explicit_d)
+{
+	char real[PATH_MAX];
+
+	if (!realpath(path, real)) {
+		if (explicit_d)
+			errorf("-d %s: %s", path, strerror(errno));
+		return false;
+	}
+	for (int i = 0; i < numods; i++)
+		if (!strcmp(umods[i].path, real))
+			return true;
+	if (numods == (int)ARRAY_LEN(umods)) {
+		errorf("too many modules for unwind and symbol tables (the limit is %d)",
+		       (int)ARRAY_LEN(umods));
+		return false;
+	}
+	umods[numods++].path = arena_strdup(real);
+	return true;
+}
+
+/* The executable a -c command starts: its first word, looked up in PATH. */
+static const char *command_program(const char *cmd)
+{
+	char *word = arena_strndup(cmd, strcspn(cmd, " \t"));
+	const char *path = getenv("PATH");
+
+	if (strchr(word, '/'))
+		return word;
+	for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
+		size_t n = strcspn(p, ":");
+		char *cand = arena_printf("%.*s/%s", (int)n, p, word);
+
+		if (access(cand, X_OK) == 0)
+			return cand;
+		p += n + (p[n] == ':');
+	}
+	return NULL;
+}
+
+/* The binaries process("...") probes name: their canonical pp carries the path. */
+static void add_probed_binaries(struct session *s)
+{
+	for (struct derived_probe *d = s->derived; d; d = d->next) {
+		const char *p = d->pp;
+		const char *q;
+
+		if (strncmp(p, "process(\"", 9))
+			continue;
+		p += 9;
+		q = strchr(p, '"');
+		if (q && p[0] == '/')
+			add_module(arena_strndup(p, (size_t)(q - p)), false);
+	}
+}
+
+/*
+ * --ldd: the shared libraries the program loads at start, as its dynamic
+ * loader resolves them (ld.so --list, the same mode ldd uses; nothing of
+ * the program itself runs).
+ */
+static void add_ldd(struct session *s, const char *path)
+{
+	const char *ldso = "/lib64/ld-linux-x86-64.so.2";
+	char *out_path = arena_printf("%s/ldd.txt", s->tmpdir);
+	char *argv[] = { (char *)ldso, "--list", (char *)path, NULL };
+	char *text;
+
+	if (run_command(argv, out_path, false) != 0) {
+		warnf("--ldd skipped for %s: its loader could not list its libraries", path);
+		return;
+	}
+	text = read_file(out_path, NULL);
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		char *arrow = strstr(line, "=> ");
+		char *p = arrow ? arrow + 3 : line;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p != '/')
+			continue;
+		p[strcspn(p, " (")] = 0;
+		add_module(p, false);
+	}
+}
+
+static int build_tables(struct session *s, struct umodule *m, int idx, unsigned needs)
+{
+	char err[256];
+
+	if (needs & NEED_UNWIND) {
+		struct uw_blob uw = { 0 };
+		struct uw_build_stats st = { 0 };
+
+		if (uw_build_file(m->path, NULL, &uw, &st, err, sizeof(err))) {
+			errorf("cannot build the unwind table of %s: %s", m->path, err);
+			return -1;
+		}
+		m->uw_file = arena_printf("%s/umod%d.uwt", s->tmpdir, idx);
+		m->uw_len = uw.len;
+		if (write_file(m->uw_file, uw.data, uw.len))
+			return -1;
+		if (s->verbose > 1)
+			fprintf(stderr, "Unwind table for %s: %u rows, %zu bytes (raw .eh_frame: %zu)\n",
+				m->path, st.rows, st.bytes, st.eh_frame_bytes);
+		uw_blob_free(&uw);
+	}
+	{
+		struct utap_blob sym = { 0 };
+
+		if (utap_symtab_build_path(m->path, NULL, &sym)) {
+			errorf("cannot build the symbol table of %s", m->path);
+			return -1;
+		}
+		m->sym_file = arena_printf("%s/umod%d.sym", s->tmpdir, idx);
+		m->sym_len = sym.size;
+		if (write_file(m->sym_file, sym.data, sym.size))
+			return -1;
+		utap_blob_free(&sym);
+	}
+	if (needs & NEED_ULINES) {
+		struct utap_debuginfo di = { 0 };
+		struct utap_blob lines = { 0 };
+
+		if (utap_debuginfo_open(&di, m->path, NULL, 0) == 0 &&
+		    utap_linetab_build(&di, m->path, &lines) == 0) {
+			m->line_file = arena_printf("%s/umod%d.lin", s->tmpdir, idx);
+			m->line_len = lines.size;
+			if (write_file(m->line_file, lines.data, lines.size))
+				return -1;
+		}
+		utap_blob_free(&lines);
+		utap_debuginfo_close(&di);
+	}
+	return 0;
+}
+
+static void emit_blob(struct emitter *em, const char *name, const char *file)
+{
+	sb_printf(&em->top, "asm(\".pushsection .rodata\\n.balign 8\\n%s:\\n.incbin \\\"%s\\\"\\n"
+		  ".popsection\");\n", name, file);
+	sb_printf(&em->top, "extern const unsigned char %s[] __asm__(\"%s\");\n", name, name);
+}
+
+int emit_ustack_tables(struct emitter *em)
+{
+	struct session *s = em->s;
+	unsigned needs = script_needs(s);
+
+	if (!needs)
+		return 0;
+	s->needs |= needs;
+	numods = 0;
+	for (int i = 0; i < s->ndmodules; i++)
+		if (strcmp(s->dmodules[i], "kernel"))
+			add_module(s->dmodules[i], true);
+	if (s->cmd) {
+		const char *prog = command_program(s->cmd);
+
+		if (prog)
+			add_module(prog, false);
+	}
+	if (s->target_pid)
+		add_module(arena_printf("/proc/%ld/exe", s->target_pid), false);
+	add_probed_binaries(s);
+	if (s->ldd)
+		for (int i = 0, n = numods; i < n; i++)
+			add_ldd(s, umods[i].path);
+	if (diag_errors)
+		return -1;
+	for (int i = 0; i < numods; i++) {
+		struct umodule *m = &umods[i];
+
+		if (build_tables(s, m, i, needs))
+			return -1;
+		if (m->uw_file)
+			emit_blob(em, arena_printf("utap_umod_uw_%d", i), m->uw_file);
+		emit_blob(em, arena_printf("utap_umod_sym_%d", i), m->sym_file);
+		if (m->line_file)
+			emit_blob(em, arena_printf("utap_umod_line_%d", i), m->line_file);
+	}
+	emit_include(em, "unwind/ucontext.c");
+	sb_printf(&em->top, "static const struct utap_umod_desc utap_umod_descs[%d] = {\n",
+		  numods ? numods : 1);
+	for (int i = 0; i < numods; i++) {
+		struct umodule *m = &umods[i];
+
+		sb_printf(&em->top, "\t{ .path = %s, .uw = %s, .uw_len = %zu, .sym = utap_umod_sym_%d, "
+			  ".sym_len = %zu, .line = %s, .line_len = %zu },\n",
+			  c_string_literal(m->path, strlen(m->path)),
+			  m->uw_file ? arena_printf("utap_umod_uw_%d", i) : "NULL", m->uw_len, i,
+			  m->sym_len, m->line_file ? arena_printf("utap_umod_line_%d", i) : "NULL",
+			  m->line_len);
+	}
+	sb_puts(&em->top, "};\n");
+	sb_printf(&em->top, "static const struct utap_umod_desc *utap_gen_umods(int *n)\n{\n"
+		  "\t*n = %d;\n\treturn utap_umod_descs;\n}\n", numods);
+	sb_puts(&em->init, "\trc = utap_umods_init();\n\tif (rc)\n\t\treturn rc;\n");
+	sb_puts(&em->exit, "\tutap_umods_exit();\n");
+	return 0;
+}
