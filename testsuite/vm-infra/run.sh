@@ -100,8 +100,19 @@ check_ordinary_command() {
 			echo "wrote $(cat ./guest-file /tmp/vm-infra-guest-only /root/vm-infra-guest-only |
 				tr -d "\n")"
 		echo delivered > /mnt/vm-infra-out/result && echo same > "$VM_INFRA_SAME/result"
+		for fs in proc sysfs devtmpfs devpts debugfs tracefs; do
+			grep -q " $fs " /proc/mounts && printf "%s " $fs
+		done
+		echo
+		echo "lo flags $(cat /sys/class/net/lo/flags) stdin $(readlink /proc/self/fd/0)"
 		' >"$T/cmd.out" 2>"$T/cmd.err")
 	rc=$?
+	if grep -qx 'proc sysfs devtmpfs devpts debugfs tracefs ' "$T/cmd.out" &&
+		grep -qx 'lo flags 0x9 stdin /dev/null' "$T/cmd.out"; then
+		ok guest_mounts_loopback_stdin
+	else
+		fail guest_mounts_loopback_stdin "got '$(tail -2 "$T/cmd.out" | tr '\n' '|')'"
+	fi
 	if [ "$(cat "$T/cmd.err")" = to-stderr ] && [ "$(head -1 "$T/cmd.out")" = to-stdout ]; then
 		ok stdout_stderr_apart
 	else
