@@ -1,0 +1,464 @@
+/*
+ * test_fmt_stream.c - the streaming encoders (runtime/formats/) byte for
+ * byte, and the qtrace reader on what they write.
+ *
+ * The native qtrace vector is the 92-byte golden file of
+ * research/trace-formats.md section 1.4 (a qtwriter file and an independent
+ * writer agreed on it); the x86-64 address-flow vectors are derived by hand
+ * from the same rules (record layout, +4 sequencing, termination codes).
+ */
+#include "unit.h"
+#include "formats/stream.h"
+#include "formats/qtrace_read.h"
+
+/* hex string (spaces ignored) -> bytes */
+static size_t unhex(const char *s, uint8_t *out)
+{
+	size_t n = 0;
+	int hi = -1;
+
+	for (; *s; s++) {
+		int v;
+
+		if (*s == ' ' || *s == '\n')
+			continue;
+		v = *s <= '9' ? *s - '0' : (*s | 0x20) - 'a' + 10;
+		if (hi < 0) {
+			hi = v;
+		} else {
+			out[n++] = (uint8_t)(hi << 4 | v);
+			hi = -1;
+		}
+	}
+	return n;
+}
+
+static struct utap_trace_step mk(uint64_t ip, const char *hex, uint16_t flags, uint64_t ea)
+{
+	struct utap_trace_step s = { .kind = UTAP_TRACE_STEP, .size = sizeof(s) };
+
+	s.ip = ip;
+	s.len = (uint8_t)unhex(hex, s.bytes);
+	s.flags = flags | (ea ? UTAP_STEP_HAS_EA : 0);
+	s.ea = ea;
+	s.tid = 42;
+	return s;
+}
+
+struct out {
+	uint8_t buf[4096];
+	size_t n;
+};
+
+static void feed(struct utap_qt *q, struct out *o, const struct utap_trace_step *s)
+{
+	int r = utap_qt_step(q, s, o->buf + o->n, sizeof(o->buf) - o->n);
+
+	CHECK(r >= 0);
+	if (r > 0)
+		o->n += (size_t)r;
+}
+
+static void flush(struct utap_qt *q, struct out *o)
+{
+	int r = utap_qt_flush(q, o->buf + o->n, sizeof(o->buf) - o->n);
+
+	CHECK(r >= 0);
+	if (r > 0)
+		o->n += (size_t)r;
+}
+
+static void check_bytes(const struct out *o, const char *hex)
+{
+	static uint8_t want[4096];
+	size_t n = unhex(hex, want);
+
+	CHECK_INT(o->n, n);
+	if (o->n == n)
+		CHECK_MEM(o->buf, want, n);
+	else
+		for (size_t i = 0; i < n && i < o->n; i++)
+			if (o->buf[i] != want[i]) {
+				CHECK_INT(i, -1);	/* first differing byte */
+				break;
+			}
+}
+
+static const char golden[] =
+	"00000000 0001 0002 6000 07010000 0000000010000000"
+	"38630001 0001 0000"
+	"e8810008 0801 0000 000000007fff0008"
+	"48000010 e041 0000 00 00 08 0000000010000018"
+	"2c230000 0001 0000"
+	"41820008 6001 0000 00 00 80"
+	"60000000 0001 0000";
+
+/* The golden sequence as a ppc64 stepper would report it (memory order per ISA). */
+static void golden_steps(struct utap_trace_step *s, bool le)
+{
+	static const char *const be[6] = { "38630001", "e8810008", "48000010", "2c230000",
+					   "41820008", "60000000" };
+	static const uint64_t ip[6] = { 0x10000000, 0x10000004, 0x10000008, 0x10000018,
+					0x1000001c, 0x10000020 };
+	static const uint16_t fl[6] = { 0, 0, UTAP_STEP_BRANCH, 0,
+					UTAP_STEP_BRANCH | UTAP_STEP_COND, 0 };
+
+	for (int i = 0; i < 6; i++) {
+		s[i] = mk(ip[i], be[i], fl[i], i == 1 ? 0x7fff0008 : 0);
+		if (le) {
+			uint8_t b[4];
+
+			memcpy(b, s[i].bytes, 4);
+			for (int k = 0; k < 4; k++)
+				s[i].bytes[k] = b[3 - k];
+		}
+	}
+}
+
+TEST(qtrace_golden_native)
+{
+	struct utap_trace_step s[6];
+	struct utap_qt q;
+	struct out o = { .n = 0 };
+
+	golden_steps(s, false);
+	utap_qt_init(&q, UTAP_QT_ISA_BE4);
+	for (int i = 0; i < 6; i++)
+		feed(&q, &o, &s[i]);
+	flush(&q, &o);
+	CHECK_INT(o.n, 92);
+	check_bytes(&o, golden);
+}
+
+TEST(qtrace_golden_native_le)
+{
+	struct utap_trace_step s[6];
+	struct utap_qt q;
+	struct out o = { .n = 0 };
+
+	golden_steps(s, true);
+	utap_qt_init(&q, UTAP_QT_ISA_LE4);
+	for (int i = 0; i < 6; i++)
+		feed(&q, &o, &s[i]);
+	flush(&q, &o);
+	check_bytes(&o, golden);
+}
+
+/* next_ip known in the step does not change the bytes (the successor decides) */
+TEST(qtrace_golden_with_next_ip)
+{
+	struct utap_trace_step s[6];
+	struct utap_qt q;
+	struct out o = { .n = 0 };
+
+	golden_steps(s, false);
+	for (int i = 0; i < 5; i++)
+		s[i].next_ip = s[i + 1].ip;
+	s[5].next_ip = s[5].ip + 4;
+	utap_qt_init(&q, UTAP_QT_ISA_BE4);
+	for (int i = 0; i < 6; i++)
+		feed(&q, &o, &s[i]);
+	flush(&q, &o);
+	check_bytes(&o, golden);
+}
+
+TEST(qtrace_golden_read)
+{
+	static uint8_t buf[128];
+	size_t n = unhex(golden, buf);
+	static const uint64_t ip[6] = { 0x10000000, 0x10000004, 0x10000008, 0x10000018,
+					0x1000001c, 0x10000020 };
+	static const uint8_t term[6] = { 0, 0, 0x08, 0, 0x80, 0 };
+	struct qt_reader r;
+	struct qt_rec rec;
+	int i = 0, rc;
+
+	qt_reader_init(&r, buf, n);
+	while ((rc = qt_next(&r, &rec)) == 1 && i < 6) {
+		CHECK_HEX(rec.ip, ip[i]);
+		CHECK_INT(rec.term, term[i]);
+		CHECK_INT(rec.has_ea, i == 1);
+		i++;
+	}
+	CHECK_INT(rc, 0);
+	CHECK_INT(i, 6);
+	CHECK_INT(r.version, 0x07010000);
+	CHECK_HEX(rec.next, 0x10000024);
+
+	/* every truncation is an error, not a silent end */
+	for (size_t cut = 1; cut < n; cut++) {
+		bool boundary = cut == 22 || cut == 30 || cut == 46 || cut == 65 || cut == 73 ||
+				cut == 84;
+
+		qt_reader_init(&r, buf, cut);
+		while ((rc = qt_next(&r, &rec)) == 1)
+			;
+		CHECK_INT(rc, boundary ? 0 : -1);
+	}
+}
+
+/*
+ * x86-64 address flow, hand-derived: the first four bytes as the word
+ * (zero-padded), the next address on every record whose successor is not
+ * ip + 4, termination codes from the step flags.
+ */
+TEST(qtrace_x86_vectors)
+{
+	const uint16_t BR = UTAP_STEP_BRANCH, CND = UTAP_STEP_COND;
+	struct utap_trace_step s[] = {
+		mk(0x401170, "4885ff", 0, 0),			/* test %rdi,%rdi */
+		mk(0x401173, "7e2b", BR | CND, 0),		/* jle (not taken) */
+		mk(0x401175, "31d2", 0, 0),			/* xor %edx,%edx */
+		mk(0x401177, "488d0c10", 0, 0),			/* lea: len 4, sequential */
+		mk(0x40117b, "488b4708", 0, 0x7ffd0010),	/* mov 0x8(%rdi),%rax */
+		mk(0x40117f, "75ef", BR | CND, 0),		/* jne (taken) */
+		mk(0x401170, "c3", BR | UTAP_STEP_RET, 0),	/* ret */
+		mk(0x4010a5, "f3a4", UTAP_STEP_REP, 0x7ffd0100),	/* rep movsb, again */
+		mk(0x4010a5, "f3a4", UTAP_STEP_REP, 0x7ffd0101),	/* ... last */
+		mk(0x4010a7, "0000", 0, 0),			/* add %al,(%rax): word 0 */
+		mk(0x4010a9, "90", UTAP_STEP_EXCEPTION, 0),	/* then a signal */
+		mk(0x7f0000001000, "e8fb0f0000", BR | UTAP_STEP_CALL, 0),	/* handler */
+	};
+	const char *want =
+		"00000000 0001 0002 6000 07010000 0000000000401170"
+		"4885ff00 0041 0000 0000000000401173"
+		"7e2b0000 6041 0000 00 00 80 0000000000401175"
+		"31d20000 0041 0000 0000000000401177"
+		"488d0c10 0001 0000"
+		"488b4708 0801 0000 000000007ffd0010"
+		"75ef0000 e041 0000 00 00 80 0000000000401170"
+		"c3000000 e041 0000 00 00 08 00000000004010a5"
+		"f3a40000 e841 0000 00 00 80 000000007ffd0100 00000000004010a5"
+		"f3a40000 6841 0000 00 00 80 000000007ffd0101 00000000004010a7"
+		"00000001 0041 0000 00000000004010a9"
+		"90000000 e041 0000 00 00 10 00007f0000001000"
+		"e8fb0f00 e041 0000 00 00 08 00007f0000002000";
+	struct utap_qt q;
+	struct out o = { .n = 0 };
+
+	s[ARRAY_SIZE(s) - 1].next_ip = 0x7f0000002000;	/* known when the last step is flushed */
+	utap_qt_init(&q, UTAP_QT_ISA_X86);
+	for (size_t i = 0; i < ARRAY_SIZE(s); i++)
+		feed(&q, &o, &s[i]);
+	flush(&q, &o);
+	check_bytes(&o, want);
+
+	/* the reader recovers every address and the successor of each */
+	{
+		struct qt_reader r;
+		struct qt_rec rec;
+		size_t i = 0;
+
+		qt_reader_init(&r, o.buf, o.n);
+		while (qt_next(&r, &rec) == 1 && i < ARRAY_SIZE(s)) {
+			CHECK_HEX(rec.ip, s[i].ip);
+			CHECK_HEX(rec.next, i + 1 < ARRAY_SIZE(s) ? s[i + 1].ip : 0x7f0000002000);
+			i++;
+		}
+		CHECK_INT(i, ARRAY_SIZE(s));
+		CHECK(r.error == NULL);
+	}
+}
+
+/* a step of unknown length: no discontinuity claimed, the address is explicit */
+TEST(qtrace_x86_decode_fail)
+{
+	struct utap_trace_step a = mk(0x1000, "", UTAP_STEP_DECODE_FAIL, 0);
+	struct utap_trace_step b = mk(0x1007, "90", 0, 0);
+	struct utap_qt q;
+	struct out o = { .n = 0 };
+
+	utap_qt_init(&q, UTAP_QT_ISA_X86);
+	feed(&q, &o, &a);
+	feed(&q, &o, &b);
+	flush(&q, &o);
+	check_bytes(&o, "00000000 0001 0002 6000 07010000 0000000000001000"
+		     "00000001 0041 0000 0000000000001007"
+		     "90000000 0041 0000 0000000000001008");
+}
+
+/* after a flush (thread stopped) or a loss, a header gives the next record's address */
+TEST(qtrace_restart_and_resync)
+{
+	struct utap_trace_step a = mk(0x2000, "90", 0, 0);
+	struct utap_trace_step b = mk(0x3000, "90", 0, 0);
+	struct utap_trace_step c = mk(0x3001, "90", 0, 0);
+	struct utap_trace_step d = mk(0x3002, "90", 0, 0);
+	struct utap_qt q;
+	struct out o = { .n = 0 };
+	struct qt_reader r;
+	struct qt_rec rec;
+	uint64_t seen[4];
+	int n = 0;
+
+	utap_qt_init(&q, UTAP_QT_ISA_X86);
+	feed(&q, &o, &a);
+	flush(&q, &o);		/* off ... */
+	feed(&q, &o, &b);	/* ... on elsewhere */
+	feed(&q, &o, &c);
+	utap_qt_resync(&q);	/* what came back so far was lost */
+	feed(&q, &o, &d);
+	flush(&q, &o);
+	check_bytes(&o, "00000000 0001 0002 6000 07010000 0000000000002000"
+		     "90000000 0041 0000 0000000000002001"
+		     "00000000 0001 0002 6000 07010000 0000000000003000"
+		     "90000000 0041 0000 0000000000003001"
+		     "00000000 0001 0002 6000 07010000 0000000000003001"
+		     "90000000 0041 0000 0000000000003002"
+		     "90000000 0041 0000 0000000000003003");
+	qt_reader_init(&r, o.buf, o.n);
+	while (qt_next(&r, &rec) == 1 && n < 4)
+		seen[n++] = rec.ip;
+	CHECK_INT(n, 4);
+	CHECK_HEX(seen[0], 0x2000);
+	CHECK_HEX(seen[1], 0x3000);
+	CHECK_HEX(seen[2], 0x3001);
+	CHECK_HEX(seen[3], 0x3002);
+	CHECK_INT(r.headers, 3);
+}
+
+TEST(qtrace_no_room)
+{
+	struct utap_trace_step a = mk(0x2000, "90", 0, 0);
+	struct utap_qt q;
+	uint8_t buf[UTAP_QT_STEP_MAX];
+
+	utap_qt_init(&q, UTAP_QT_ISA_X86);
+	CHECK_INT(utap_qt_step(&q, &a, buf, sizeof(buf) - 1), -ENOSPC);
+	CHECK_INT(q.have, 0);
+	CHECK_INT(utap_qt_step(&q, &a, buf, sizeof(buf)), 0);
+	CHECK_INT(utap_qt_flush(&q, buf, sizeof(buf) - 1), -ENOSPC);
+	CHECK_INT(utap_qt_flush(&q, buf, sizeof(buf)), 22 + 16);
+	CHECK_INT(utap_qt_flush(&q, buf, sizeof(buf)), 0);
+}
+
+TEST(qtrace_reader_rejects)
+{
+	static const char *const bad[] = {
+		"38630001 0001 0000",					/* no header */
+		"00000000 0003 0002 6000 07010000 0000000010000000",	/* header flags */
+		"00000000 0001 0000 6000 07010000 0000000010000000",	/* no FILE_HEADER */
+		"00000000 0001 0002 6001 07010000 0000000010000000",	/* unknown hdr bit */
+		"00000000 0001 0002 6000 07010000 0000000010000000"
+		"41820008 6001 0000 00 00 81",				/* bad term code */
+		"00000000 0001 0002 6000 07010000 0000000010000000"
+		"38630001 0005 0000",					/* unknown flag 0x4 */
+		"00000000 0001 0002 6000 07010000 0000000010000000"
+		"38630001 0001 0100",					/* flags2 fields */
+		"00000000 0001 0002 6000 07010000 0000000010000000"
+		"38630001 0009 0000",					/* register trace */
+		"00000000 0001 0002 6002 07010000 0000000010000000 0005 6162",	/* comment */
+	};
+	uint8_t buf[128];
+
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		size_t n = unhex(bad[i], buf);
+		struct qt_reader r;
+		struct qt_rec rec;
+		int rc;
+
+		qt_reader_init(&r, buf, n);
+		while ((rc = qt_next(&r, &rec)) == 1)
+			;
+		CHECK_INT(rc, -1);
+		CHECK(r.error != NULL);
+	}
+}
+
+TEST(qtrace_reader_accepts_optional_fields)
+{
+	/* magic, comment, processor, data VSID/RPN, IAR VSID/RPN; LENGTH/DATA take no bytes */
+	const char *hex =
+		"00000000 0001 0002 e002 12345678 07010000 0000000010000000 0002 6869"
+		"38630001 1981 0000 07 000000000000abcd"
+		"38630001 0671 0000 00000000000010 11111111 0000000010000100 22222222222222 33333333"
+		"60000000 0001 0000";
+	uint8_t buf[256];
+	size_t n = unhex(hex, buf);
+	struct qt_reader r;
+	struct qt_rec rec;
+	uint64_t ips[3];
+	int k = 0, rc;
+
+	qt_reader_init(&r, buf, n);
+	while ((rc = qt_next(&r, &rec)) == 1 && k < 3)
+		ips[k++] = rec.ip;
+	CHECK_INT(rc, 0);
+	CHECK_INT(k, 3);
+	CHECK_HEX(ips[0], 0x10000000);
+	CHECK_HEX(ips[1], 0x10000004);
+	CHECK_HEX(ips[2], 0x10000100);
+}
+
+TEST(lackey_lines)
+{
+	char buf[UTAP_LACKEY_LINE_MAX + 1];
+	size_t n;
+
+	n = utap_lackey_insn(buf, 0x401ab70, 3);
+	buf[n] = 0;
+	CHECK_STR(buf, "I  0401ab70,3\n");
+	n = utap_lackey_insn(buf, 0x1fff000718ull, 15);
+	buf[n] = 0;
+	CHECK_STR(buf, "I  1fff000718,15\n");
+	n = utap_lackey_insn(buf, 0, 0);
+	buf[n] = 0;
+	CHECK_STR(buf, "I  00000000,0\n");
+	n = utap_lackey_insn(buf, UINT64_MAX, 1000);
+	buf[n] = 0;
+	CHECK_STR(buf, "I  ffffffffffffffff,999\n");
+	CHECK(n <= UTAP_LACKEY_LINE_MAX);
+}
+
+TEST(stream_by_name)
+{
+	struct utap_fmt_stream st;
+	struct utap_trace_step s = mk(0x401000, "55", 0, 0);
+	uint8_t buf[UTAP_FMT_STEP_MAX];
+	int n;
+
+	CHECK_INT(utap_fmt_lookup("qtrace", 6), UTAP_FMT_QTRACE);
+	CHECK_INT(utap_fmt_lookup("lackey", 6), UTAP_FMT_LACKEY);
+	CHECK_INT(utap_fmt_lookup("drcov", 5), UTAP_FMT_DRCOV);
+	CHECK_INT(utap_fmt_lookup("callgrind", 9), UTAP_FMT_CALLGRIND);
+	CHECK_INT(utap_fmt_lookup("lcov", 4), UTAP_FMT_LCOV);
+	CHECK_INT(utap_fmt_lookup("lcovx", 4), UTAP_FMT_LCOV);
+	CHECK_INT(utap_fmt_lookup("lcovx", 5), -EINVAL);
+	CHECK_INT(utap_fmt_lookup("none", 4), -EINVAL);
+	CHECK_STR(utap_fmt_name(UTAP_FMT_DRCOV), "drcov");
+	CHECK_STR(utap_fmt_name(99), "none");
+	CHECK(utap_fmt_is_stream(UTAP_FMT_QTRACE) && utap_fmt_is_stream(UTAP_FMT_LACKEY));
+	CHECK(!utap_fmt_is_stream(UTAP_FMT_DRCOV));
+
+	utap_fmt_stream_init(&st, UTAP_FMT_LACKEY, 0);
+	n = utap_fmt_stream_step(&st, &s, buf, sizeof(buf));
+	CHECK_INT(n, 14);
+	CHECK_MEM(buf, "I  00401000,1\n", 14);
+	CHECK_INT(utap_fmt_stream_flush(&st, buf, sizeof(buf)), 0);
+	CHECK_INT(utap_fmt_stream_step(&st, &s, buf, 10), -ENOSPC);
+
+	utap_fmt_stream_init(&st, UTAP_FMT_QTRACE, UTAP_QT_ISA_X86);
+	CHECK_INT(utap_fmt_stream_step(&st, &s, buf, sizeof(buf)), 0);
+	CHECK_INT(utap_fmt_stream_flush(&st, buf, sizeof(buf)), 22 + 16);
+
+	utap_fmt_stream_init(&st, UTAP_FMT_DRCOV, 0);	/* not a stream: writes nothing */
+	CHECK_INT(utap_fmt_stream_step(&st, &s, buf, sizeof(buf)), 0);
+}
+
+int main(void)
+{
+	unit_prog = "test_fmt_stream";
+	RUN(qtrace_golden_native);
+	RUN(qtrace_golden_native_le);
+	RUN(qtrace_golden_with_next_ip);
+	RUN(qtrace_golden_read);
+	RUN(qtrace_x86_vectors);
+	RUN(qtrace_x86_decode_fail);
+	RUN(qtrace_restart_and_resync);
+	RUN(qtrace_no_room);
+	RUN(qtrace_reader_rejects);
+	RUN(qtrace_reader_accepts_optional_fields);
+	RUN(lackey_lines);
+	RUN(stream_by_name);
+	return unit_done();
+}
