@@ -106,7 +106,7 @@ bench: all
 # A real script, in a throwaway guest.
 demo: deps
 	@$(MAKE) --no-print-directory all testsuite-progs
-	$(B)/utap --vm examples/malloc-sizes.stp -c 'ls /usr/lib'
+	$(B)/utap --vm --ldd examples/read-stacks.stp -c 'ls -l /usr/lib'
 
 
 clean:

@@ -172,6 +172,77 @@ static int utap_umap_find(u64 addr, struct utap_umap *out)
 	return rc;
 }
 
+/*
+ * Mappings seen by walks, remembered so that addresses kept as strings can
+ * be symbolized later in another task's context: the end probe that prints
+ * the stacks a script collected runs in the runner, after the traced
+ * process is gone.
+ */
+#define UTAP_SEEN_MAPS 256
+
+struct utap_seen_map {
+	pid_t tgid;
+	struct utap_umap map;
+};
+
+static struct utap_seen_map utap_seen[UTAP_SEEN_MAPS];
+static unsigned int utap_seen_next, utap_seen_count;
+static DEFINE_RAW_SPINLOCK(utap_seen_lock);
+
+static void utap_seen_add(const struct utap_umap *m)
+{
+	pid_t tgid = current->tgid;
+	unsigned long flags;
+	unsigned int i;
+
+	if (!raw_spin_trylock_irqsave(&utap_seen_lock, flags))
+		return;		/* remembering is best effort: never wait in a probe */
+	for (i = 0; i < utap_seen_count; i++)
+		if (utap_seen[i].tgid == tgid && utap_seen[i].map.start == m->start)
+			goto out;
+	utap_seen[utap_seen_next].tgid = tgid;
+	utap_seen[utap_seen_next].map = *m;
+	utap_seen_next = (utap_seen_next + 1) % UTAP_SEEN_MAPS;
+	if (utap_seen_count < UTAP_SEEN_MAPS)
+		utap_seen_count++;
+out:
+	raw_spin_unlock_irqrestore(&utap_seen_lock, flags);
+}
+
+/* A remembered mapping of addr: the given process's first, else the newest. */
+static int utap_seen_find(u64 addr, pid_t prefer, struct utap_umap *out)
+{
+	unsigned long flags;
+	unsigned int i, k;
+	int found = -1;
+
+	if (!raw_spin_trylock_irqsave(&utap_seen_lock, flags))
+		return -EAGAIN;
+	for (k = 1; k <= utap_seen_count; k++) {
+		i = (utap_seen_next + UTAP_SEEN_MAPS - k) % UTAP_SEEN_MAPS;
+		if (addr < utap_seen[i].map.start || addr >= utap_seen[i].map.end)
+			continue;
+		if (found < 0 || utap_seen[i].tgid == prefer)
+			found = i;
+		if (utap_seen[i].tgid == prefer)
+			break;
+	}
+	if (found >= 0)
+		*out = utap_seen[found].map;
+	raw_spin_unlock_irqrestore(&utap_seen_lock, flags);
+	return found >= 0 ? 0 : -ENOENT;
+}
+
+static bool utap_seen_tgid(pid_t tgid)
+{
+	unsigned int i;
+
+	for (i = 0; i < READ_ONCE(utap_seen_count) && i < UTAP_SEEN_MAPS; i++)
+		if (READ_ONCE(utap_seen[i].tgid) == tgid)
+			return true;
+	return false;
+}
+
 /* ---- phase 1: the user registers of this probe hit ---- */
 
 enum utap_ustate { UTAP_USTACK_OK, UTAP_USTACK_NONE, UTAP_USTACK_COMPAT };
@@ -259,6 +330,7 @@ static int utap_ufind(void *ctx, u64 pc, struct uw_module *mod)
 		if (utap_umap_find(pc, &w->last))
 			return -ENOENT;
 		w->have_last = true;
+		utap_seen_add(&w->last);
 	}
 	mod->table = w->last.mod ? w->last.mod->uw : NULL;
 	mod->bias = w->last.bias;
@@ -323,7 +395,17 @@ static struct utap_ustack *utap_ustack_get(struct utap_context *c)
 static void utap_usym_ctx(u64 addr, struct utap_umap *m, struct utap_sym_ctx *sc, bool *found)
 {
 	memset(sc, 0, sizeof(*sc));
-	*found = utap_umap_find(addr, m) == 0;
+	/*
+	 * A task whose stacks were walked owns its addresses; in any other
+	 * task (the runner in an end probe) remembered mappings come first,
+	 * the target's before others.
+	 */
+	if (utap_seen_tgid(current->tgid))
+		*found = utap_umap_find(addr, m) == 0 ||
+			 utap_seen_find(addr, current->tgid, m) == 0;
+	else
+		*found = utap_seen_find(addr, utap_target, m) == 0 ||
+			 utap_umap_find(addr, m) == 0;
 	if (!*found)
 		return;
 	sc->path = m->mod ? m->mod->path : m->path;
