@@ -219,7 +219,7 @@ static bool file_ok(const struct utap_linetab *t, u16 file)
  * Decode every row once: the blocks exactly fill the data, addresses ascend
  * strictly across blocks, files exist, and the last row is a gap.
  */
-static bool line_rows_ok(const struct utap_linetab *t)
+static bool line_rows_ok(const struct utap_linetab *t, u64 base)
 {
 	struct utap_line_row prev = { 0, 0, UTAP_LINE_GAP }, row;
 	const u8 *p, *end;
@@ -238,7 +238,8 @@ static bool line_rows_ok(const struct utap_linetab *t)
 		if (p != end)
 			return false;
 	}
-	return prev.file == UTAP_LINE_GAP;
+	/* the last row's address must not wrap around past the base */
+	return prev.file == UTAP_LINE_GAP && base + prev.addr >= base;
 }
 
 int utap_linetab_init(struct utap_linetab *t, const void *blob, size_t size)
@@ -258,8 +259,7 @@ int utap_linetab_init(struct utap_linetab *t, const void *blob, size_t size)
 	t->nblocks = h->nblocks;
 	t->data_size = h->data_size;
 	t->nfiles = h->nfiles;
-	if (!offsets_below(t->files, h->nfiles, h->str_size) || !line_rows_ok(t) ||
-	    (h->nrows && h->base + 0xffffffffull < h->base)) {
+	if (!offsets_below(t->files, h->nfiles, h->str_size) || !line_rows_ok(t, h->base)) {
 		memset(t, 0, sizeof(*t));
 		return -EINVAL;
 	}

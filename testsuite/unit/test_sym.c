@@ -585,6 +585,29 @@ static void test_packers_refuse(void)
 	utap_blob_free(&b);
 }
 
+/* Rows at the very top of the address space: valid, found, no wrap-around. */
+static void test_lines_at_top(void)
+{
+	static const struct utap_line_in rows[] = {
+		{ ~0ull - 0x30, 5, 0 }, { ~0ull - 0x20, 6, 1 }, { ~0ull - 0x10, 0, UTAP_LINE_GAP },
+	};
+	struct utap_linetab l;
+	struct utap_blob b;
+	const char *file = NULL;
+	uint32_t line = 0;
+
+	CHECK_INT(utap_linetab_pack(rows, 3, chain_files, 2, NULL, &b), 0);
+	CHECK_INT(try_linetab(b.data, b.size), 0);
+	if (utap_linetab_init(&l, b.data, b.size) == 0) {
+		CHECK(utap_linetab_lookup(&l, ~0ull - 0x1f, &file, &line));
+		CHECK_STR(file, "/usr/include/stdio.h");
+		CHECK_INT(line, 6);
+		CHECK(!utap_linetab_lookup(&l, ~0ull, &file, &line));
+		CHECK(!utap_linetab_lookup(&l, 0x10, &file, &line));
+	}
+	utap_blob_free(&b);
+}
+
 int main(void)
 {
 	unit_prog = "test_sym";
@@ -606,6 +629,7 @@ int main(void)
 	RUN(test_bit_flips);
 	RUN(test_targeted_corruption);
 	RUN(test_packers_refuse);
+	RUN(test_lines_at_top);
 	utap_blob_free(&chain_blob);
 	utap_blob_free(&libc_blob);
 	utap_blob_free(&line_blob);
