@@ -1,13 +1,36 @@
 # Trace output formats (issue 7).
 #
-#   runtime/formats/      pure-core streaming encoders (qtrace, lackey)
-#   translator/formats/   the readers (qtrace)
+#   runtime/formats/      pure-core streaming encoders (qtrace, lackey), also
+#                         compiled into modules by runtime/formats/output.c
+#   translator/formats/   the runner's trace sink, the whole-run writers
+#                         (drcov, callgrind, lcov) and the readers (qtrace, drcov)
+#   bench/formats/        build/fmt-ptrace (a ptrace stepper that writes the
+#                         formats: reference traces on the host), build/fmt-dump
+#                         (the readers on the command line), build/bench/formats
 
 FMT_RT_SRCS   := runtime/formats/qtrace.c runtime/formats/lackey.c runtime/formats/stream.c
+FMT_RUN_SRCS  := translator/formats/tout.c translator/formats/drcov.c \
+	translator/formats/callgrind.c translator/formats/lcov.c
+FMT_READ_SRCS := translator/formats/qtrace_read.c translator/formats/drcov_read.c
+FMT_INSN_SRCS := runtime/arch/x86_64/insn.c runtime/arch/x86_64/insn_tables.c
+FMT_SYM_SRCS  := translator/elf/debuginfo.c translator/elf/symtab.c translator/elf/symline.c \
+	translator/elf/symbuild.c runtime/unwind/sym.c
+FMT_LIBS      := -ldw -lelf -llzma -lz
 FMT_HDRS      := $(wildcard runtime/formats/*.h translator/formats/*.h runtime/itrace/*.h)
+
+# sink.c is listed in translator.mk; a source listed twice links once ($^)
+UTAP_SRCS += $(FMT_RT_SRCS) $(FMT_RUN_SRCS) $(FMT_INSN_SRCS)
+
+FMT_ALL_SRCS := $(FMT_RT_SRCS) $(FMT_RUN_SRCS) $(FMT_READ_SRCS) $(FMT_INSN_SRCS) $(FMT_SYM_SRCS)
 
 # --- unit tests ---------------------------------------------------------------
 
 UNIT_TESTS += test_fmt_stream
-test_fmt_stream_SRCS := testsuite/unit/test_fmt_stream.c $(FMT_RT_SRCS) translator/formats/qtrace_read.c
+test_fmt_stream_SRCS := testsuite/unit/test_fmt_stream.c testsuite/unit/test_fmt_lib.c $(FMT_RT_SRCS) \
+	translator/formats/qtrace_read.c
 $(B)/unit/test_fmt_stream: $(FMT_HDRS)
+
+UNIT_TESTS += test_fmt_writers
+test_fmt_writers_SRCS := testsuite/unit/test_fmt_writers.c testsuite/unit/test_fmt_lib.c $(FMT_ALL_SRCS)
+test_fmt_writers_LIBS := $(FMT_LIBS)
+$(B)/unit/test_fmt_writers: $(FMT_HDRS) $(wildcard translator/elf/*.h runtime/unwind/sym*.h)

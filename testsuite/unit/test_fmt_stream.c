@@ -8,30 +8,9 @@
  * from the same rules (record layout, +4 sequencing, termination codes).
  */
 #include "unit.h"
+#include "test_fmt_lib.h"
 #include "formats/stream.h"
 #include "formats/qtrace_read.h"
-
-/* hex string (spaces ignored) -> bytes */
-static size_t unhex(const char *s, uint8_t *out)
-{
-	size_t n = 0;
-	int hi = -1;
-
-	for (; *s; s++) {
-		int v;
-
-		if (*s == ' ' || *s == '\n')
-			continue;
-		v = *s <= '9' ? *s - '0' : (*s | 0x20) - 'a' + 10;
-		if (hi < 0) {
-			hi = v;
-		} else {
-			out[n++] = (uint8_t)(hi << 4 | v);
-			hi = -1;
-		}
-	}
-	return n;
-}
 
 static struct utap_trace_step mk(uint64_t ip, const char *hex, uint16_t flags, uint64_t ea)
 {

@@ -1,26 +1,175 @@
 /*
- * sink.c - the trace sink, until the runner-side format writers exist:
- * trace records are counted and dropped.
+ * sink.c - the runner's trace sink: the itrace_output() request, per-thread
+ * stream files, and the runner-side format writers (tout.c).
+ *
+ * Runs in the relay thread (feed, event, stream) and then, after the relay
+ * has stopped, in the main thread (close).
  */
+#include "utap.h"
 #include "formats/sink.h"
+#include "formats/stream.h"
+#include "formats/tout.h"
 
-static size_t trace_records_seen;
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static struct {
+	struct session *s;
+	int format;		/* enum utap_fmt, NONE until requested */
+	char *path;		/* itrace_output's PATH, or NULL */
+	struct tout *t;
+	struct streams *streams;
+	int append_fd;		/* -o FILE opened for appending a whole-run format */
+	uint64_t ignored;	/* trace payloads without a format */
+	bool failed;
+} sk = { .append_fd = -1 };
 
 int trace_sink_open(struct session *s)
 {
-	(void)s;
+	sk.s = s;
 	return 0;
+}
+
+/* Stream files live beside -o FILE unless itrace_output named a path. */
+static struct streams *stream_files(int out_fd)
+{
+	if (!sk.streams)
+		sk.streams = streams_new(sk.path ? sk.path : sk.s ? sk.s->output : NULL, out_fd);
+	return sk.streams;
+}
+
+static void start(int format, const char *path)
+{
+	struct tout_opts o = {
+		.format = format,
+		.path = path,
+		.fd = 1,
+		.qt_isa = UTAP_QT_ISA_HOST,
+		.creator = "utap-" UTAP_VERSION,
+	};
+	char err[512];
+
+	if (sk.s) {
+		o.cmd = sk.s->cmd;
+		o.pid = sk.s->target_pid;
+	}
+	if (utap_fmt_is_stream(format)) {
+		o.streams = stream_files(1);
+		if (!o.streams) {
+			errorf("trace: out of memory");
+			sk.failed = true;
+			return;
+		}
+	} else if (!path && sk.s && sk.s->output) {
+		/* after the script's own output, in the same file */
+		sk.append_fd = open(sk.s->output, O_WRONLY | O_APPEND | O_CLOEXEC);
+		if (sk.append_fd < 0) {
+			errorf("trace: cannot append to '%s': %s", sk.s->output, strerror(errno));
+			sk.failed = true;
+			return;
+		}
+		o.fd = sk.append_fd;
+	}
+	sk.t = tout_open(&o, err, sizeof(err));
+	if (!sk.t) {
+		errorf("trace: %s", err);
+		sk.failed = true;
+	}
+}
+
+bool trace_sink_event(const void *payload, size_t len)
+{
+	static const char req[] = "itrace_output ";
+	const char *p = payload, *end = p + len, *name, *sp;
+	char *path = NULL;
+	int format;
+
+	if (len < sizeof(req) - 1 || memcmp(p, req, sizeof(req) - 1))
+		return false;
+	name = p + sizeof(req) - 1;
+	sp = memchr(name, ' ', end - name);
+	if (!sp)
+		sp = end;
+	format = utap_fmt_lookup(name, sp - name);
+	if (format < 0) {
+		errorf("trace: unknown format '%.*s' (qtrace, lackey, drcov, callgrind, lcov)",
+		       (int)(sp - name), name);
+		sk.failed = true;
+		return true;
+	}
+	if (sp < end && sp + 1 < end) {
+		path = strndup(sp + 1, end - (sp + 1));
+		if (path && strlen(path) != (size_t)(end - (sp + 1))) {
+			free(path);
+			path = NULL;
+		}
+	}
+	if (sk.format) {
+		if (sk.format != format || (path && (!sk.path || strcmp(path, sk.path))) ||
+		    (!path && sk.path))
+			warnf("trace: itrace_output(\"%s\") ignored: the trace is already %s",
+			      utap_fmt_name(format), utap_fmt_name(sk.format));
+		free(path);
+		return true;
+	}
+	sk.format = format;
+	sk.path = path;
+	start(format, path);
+	return true;
 }
 
 void trace_sink_feed(uint32_t tid, const void *payload, size_t len)
 {
 	(void)tid;
-	(void)payload;
-	trace_records_seen += len ? 1 : 0;
+	if (sk.t)
+		tout_feed(sk.t, payload, len);
+	else
+		sk.ignored++;
+}
+
+int trace_sink_stream_fd(uint32_t stream, int out_fd)
+{
+	struct streams *st = stream_files(out_fd);
+
+	return st ? streams_fd(st, stream) : -1;
 }
 
 int trace_sink_close(struct session *s)
 {
-	(void)s;
-	return 0;
+	int rc = sk.failed ? -1 : 0;
+	struct tout_stats st;
+	char err[512];
+
+	if (sk.t) {
+		if (tout_close(sk.t, &st, err, sizeof(err))) {
+			errorf("trace: %s", err);
+			rc = -1;
+		}
+		sk.t = NULL;
+		if (st.bad)
+			warnf("trace: %" PRIu64 " malformed trace records were skipped", st.bad);
+		if (s && s->verbose)
+			fprintf(stderr, "Trace: %s, %" PRIu64 " instructions (%" PRIu64 " branches, "
+				"%" PRIu64 " taken), %" PRIu32 " threads, %" PRIu32 " modules, %"
+				PRIu64 " lost\n", utap_fmt_name(sk.format), st.steps, st.branches,
+				st.taken, st.threads, st.modules, st.lost);
+	} else if (sk.ignored && s && s->verbose) {
+		fprintf(stderr, "Trace: %" PRIu64 " trace records ignored (no itrace_output "
+			"format)\n", sk.ignored);
+	}
+	streams_free(sk.streams);
+	sk.streams = NULL;
+	if (sk.append_fd >= 0)
+		close(sk.append_fd);
+	sk.append_fd = -1;
+	free(sk.path);
+	sk.path = NULL;
+	sk.format = UTAP_FMT_NONE;
+	sk.failed = false;
+	sk.ignored = 0;
+	return rc;
 }

@@ -1,0 +1,341 @@
+/*
+ * test_fmt_lib.c - helpers of the trace format tests (see test_fmt_lib.h).
+ */
+#include "test_fmt_lib.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char tmpdir[64];
+
+const char *fmt_tmpdir(void)
+{
+	if (!tmpdir[0]) {
+		strcpy(tmpdir, "/tmp/utap-fmt-XXXXXX");
+		if (!mkdtemp(tmpdir)) {
+			perror("mkdtemp");
+			exit(2);
+		}
+	}
+	return tmpdir;
+}
+
+void fmt_cleanup(void)
+{
+	char cmd[128];
+
+	if (!tmpdir[0] || getenv("UTAP_KEEP_TMP"))
+		return;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	if (system(cmd))
+		(void)0;
+	tmpdir[0] = 0;
+}
+
+char *path_in(const char *dir, const char *name)
+{
+	char *p;
+
+	if (asprintf(&p, "%s/%s", dir, name) < 0)
+		exit(2);
+	return p;
+}
+
+static const char prog_s[] =
+	"	.file 1 \"@DIR@/fmt.c\"\n"
+	"	.text\n"
+	"	.globl loop\n"
+	"	.type loop, @function\n"
+	"loop:\n"
+	"	.loc 1 3\n"
+	"	xor %eax, %eax\n"
+	"	.loc 1 4\n"
+	"1:	add %rdi, %rax\n"
+	"	.loc 1 5\n"
+	"	dec %rdi\n"
+	"	jnz 1b\n"
+	"	.loc 1 6\n"
+	"	ret\n"
+	"	.size loop, .-loop\n"
+	"	.globl _start\n"
+	"	.type _start, @function\n"
+	"_start:\n"
+	"	.loc 1 9\n"
+	"	mov $3, %edi\n"
+	"	call loop\n"
+	"	.loc 1 10\n"
+	"	test %rax, %rax\n"
+	"	je 2f\n"
+	"	.loc 1 11\n"
+	"	mov %rax, %rdi\n"
+	"	.loc 1 12\n"
+	"2:	mov $60, %eax\n"
+	"	syscall\n"
+	"	.size _start, .-_start\n";
+
+static const char prog_c[] =
+	"/* the test program's \"source\": line numbers match fmt.s */\n"
+	"\n"
+	"long loop(long n) {\n"
+	"	long s = 0; do s += n;\n"
+	"	while (--n);\n"
+	"	return s; }\n"
+	"\n"
+	"void _start(void) {\n"
+	"	long r = loop(3);\n"
+	"	if (r)\n"
+	"		exit_with(r);\n"
+	"	exit_with(0); }\n";
+
+static void put_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f || fputs(text, f) < 0 || fclose(f)) {
+		perror(path);
+		exit(2);
+	}
+}
+
+const char *fmt_build_prog(const char *dir)
+{
+	static char *bin;
+	char *s = subst(prog_s, "DIR", dir, NULL), *src = path_in(dir, "fmt.s");
+	char *c = path_in(dir, "fmt.c"), *cmd, *out = NULL;
+	int rc;
+
+	free(bin);
+	bin = path_in(dir, "fmt");
+	put_file(src, s);
+	put_file(c, prog_c);
+	if (asprintf(&cmd, "as --64 -o '%s.o' '%s' && ld --build-id=none -o '%s' '%s.o'", bin,
+		     src, bin, bin) < 0)
+		exit(2);
+	rc = run_cmd(cmd, &out);
+	if (rc)
+		fprintf(stderr, "building the test program failed: %s\n", out);
+	free(s);
+	free(src);
+	free(c);
+	free(cmd);
+	free(out);
+	return rc ? NULL : bin;
+}
+
+static void *pb_room(struct pbuf *b, size_t n)
+{
+	void *r;
+
+	if (b->n + n > b->cap) {
+		b->cap = (b->n + n) * 2;
+		b->p = realloc(b->p, b->cap);
+		if (!b->p)
+			exit(2);
+	}
+	r = b->p + b->n;
+	memset(r, 0, n);
+	b->n += n;
+	return r;
+}
+
+void pb_map(struct pbuf *b, uint32_t pid, uint64_t start, uint64_t end, uint64_t offset,
+	    uint64_t bias, const char *path)
+{
+	size_t len = strlen(path), size = (sizeof(struct utap_trace_map) + len + 7) & ~(size_t)7;
+	struct utap_trace_map m = {
+		.kind = UTAP_TRACE_MAP, .size = (uint16_t)size, .pid = pid, .start = start,
+		.end = end, .offset = offset, .load_bias = bias, .path_len = (uint16_t)len,
+	};
+	uint8_t *p = pb_room(b, size);
+
+	memcpy(p, &m, sizeof(m));
+	memcpy(p + sizeof(m), path, len);
+}
+
+void pb_thread(struct pbuf *b, uint32_t tid, uint32_t pid, bool on)
+{
+	struct utap_trace_thread r = {
+		.kind = UTAP_TRACE_THREAD, .size = sizeof(r), .tid = tid, .pid = pid, .on = on,
+	};
+
+	memcpy(pb_room(b, sizeof(r)), &r, sizeof(r));
+}
+
+void pb_lost(struct pbuf *b, uint32_t tid, uint64_t count)
+{
+	struct utap_trace_lost r = {
+		.kind = UTAP_TRACE_LOST, .size = sizeof(r), .tid = tid, .count = count,
+	};
+
+	memcpy(pb_room(b, sizeof(r)), &r, sizeof(r));
+}
+
+void pb_step(struct pbuf *b, uint32_t tid, uint64_t ip, const char *hex, uint16_t flags,
+	     uint64_t next_ip)
+{
+	struct utap_trace_step s = {
+		.kind = UTAP_TRACE_STEP, .size = sizeof(s), .flags = flags, .tid = tid,
+		.ip = ip, .next_ip = next_ip,
+	};
+
+	s.len = (uint8_t)unhex(hex, s.bytes);
+	memcpy(pb_room(b, sizeof(s)), &s, sizeof(s));
+}
+
+void pb_free(struct pbuf *b)
+{
+	free(b->p);
+	memset(b, 0, sizeof(*b));
+}
+
+void fmt_prog_trace(struct pbuf *b, const char *bin, uint32_t tid, bool next_ips)
+{
+	static const struct {
+		uint64_t ip;
+		const char *hex;
+		uint16_t flags;
+	} run[] = {
+		{ 0x40100b, "bf03000000", 0 },
+		{ 0x401010, "e8ebffffff", UTAP_STEP_BRANCH | UTAP_STEP_CALL },
+		{ 0x401000, "31c0", 0 },
+		{ 0x401002, "4801f8", 0 },
+		{ 0x401005, "48ffcf", 0 },
+		{ 0x401008, "75f8", UTAP_STEP_BRANCH | UTAP_STEP_COND },
+		{ 0x401002, "4801f8", 0 },
+		{ 0x401005, "48ffcf", 0 },
+		{ 0x401008, "75f8", UTAP_STEP_BRANCH | UTAP_STEP_COND },
+		{ 0x401002, "4801f8", 0 },
+		{ 0x401005, "48ffcf", 0 },
+		{ 0x401008, "75f8", UTAP_STEP_BRANCH | UTAP_STEP_COND },
+		{ 0x40100a, "c3", UTAP_STEP_BRANCH | UTAP_STEP_RET },
+		{ 0x401015, "4885c0", 0 },
+		{ 0x401018, "7403", UTAP_STEP_BRANCH | UTAP_STEP_COND },
+		{ 0x40101a, "4889c7", 0 },
+		{ 0x40101d, "b83c000000", 0 },
+		{ 0x401022, "0f05", 0 },
+	};
+	size_t n = sizeof(run) / sizeof(run[0]);
+
+	pb_map(b, 100, 0x401000, 0x402000, 0x1000, 0, bin);
+	pb_thread(b, tid, 100, true);
+	for (size_t i = 0; i < n; i++) {
+		uint16_t f = run[i].flags;
+		uint64_t next = next_ips && i + 1 < n ? run[i + 1].ip : 0;
+
+		if ((f & UTAP_STEP_BRANCH) && i + 1 < n &&
+		    run[i + 1].ip != run[i].ip + strlen(run[i].hex) / 2)
+			f |= UTAP_STEP_TAKEN;
+		pb_step(b, tid, run[i].ip, run[i].hex, f, next);
+	}
+	pb_thread(b, tid, 100, false);
+}
+
+size_t unhex(const char *s, uint8_t *out)
+{
+	size_t n = 0;
+	int hi = -1;
+
+	for (; *s; s++) {
+		int v;
+
+		if (*s == ' ' || *s == '\n')
+			continue;
+		v = *s <= '9' ? *s - '0' : (*s | 0x20) - 'a' + 10;
+		if (hi < 0) {
+			hi = v;
+		} else {
+			out[n++] = (uint8_t)(hi << 4 | v);
+			hi = -1;
+		}
+	}
+	return n;
+}
+
+char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t n = 0, cap = 0, r;
+
+	if (!f)
+		return NULL;
+	do {
+		if (n + 4096 + 1 > cap) {
+			cap = (n + 4096 + 1) * 2;
+			buf = realloc(buf, cap);
+			if (!buf)
+				exit(2);
+		}
+		r = fread(buf + n, 1, 4096, f);
+		n += r;
+	} while (r > 0);
+	fclose(f);
+	buf[n] = 0;
+	if (len)
+		*len = n;
+	return buf;
+}
+
+char *subst(const char *text, ...)
+{
+	char *cur = strdup(text);
+	va_list ap;
+	const char *key;
+
+	va_start(ap, text);
+	while ((key = va_arg(ap, const char *)) != NULL) {
+		const char *val = va_arg(ap, const char *);
+		char pat[64], *out, *p, *hit;
+		size_t pl, vl = strlen(val), count = 0;
+
+		snprintf(pat, sizeof(pat), "@%s@", key);
+		pl = strlen(pat);
+		for (p = cur; (hit = strstr(p, pat)); p = hit + pl)
+			count++;
+		out = malloc(strlen(cur) + count * vl + 1);
+		if (!out)
+			exit(2);
+		out[0] = 0;
+		for (p = cur; (hit = strstr(p, pat)); p = hit + pl) {
+			strncat(out, p, hit - p);
+			strcat(out, val);
+		}
+		strcat(out, p);
+		free(cur);
+		cur = out;
+	}
+	va_end(ap);
+	return cur;
+}
+
+int run_cmd(const char *cmd, char **out)
+{
+	char *full;
+	FILE *p;
+	size_t n = 0, cap = 4096, r;
+	int st;
+
+	if (asprintf(&full, "(%s) 2>&1", cmd) < 0)
+		exit(2);
+	p = popen(full, "r");
+	free(full);
+	*out = malloc(cap);
+	if (!p || !*out)
+		exit(2);
+	while ((r = fread(*out + n, 1, cap - n - 1, p)) > 0) {
+		n += r;
+		if (cap - n < 2) {
+			cap *= 2;
+			*out = realloc(*out, cap);
+			if (!*out)
+				exit(2);
+		}
+	}
+	(*out)[n] = 0;
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}

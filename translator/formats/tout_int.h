@@ -1,0 +1,154 @@
+/*
+ * tout_int.h - what the runner-side format writers share: the modules of
+ * the traced processes, the per-instruction and per-edge counters, the basic
+ * blocks, and a small hash table.
+ */
+#ifndef UTAP_FORMATS_TOUT_INT_H
+#define UTAP_FORMATS_TOUT_INT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "formats/tout.h"
+#include "formats/stream.h"
+#include "elf/debuginfo.h"
+#include "elf/symtab.h"
+#include "unwind/sym.h"
+
+/* open addressing, key of four u64, value an index into the owner's array */
+struct ktab {
+	size_t cap, n;
+	uint64_t *keys;		/* 4 per slot */
+	uint32_t *vals;		/* UINT32_MAX: empty */
+};
+
+/* The index stored under K; with INSERT, a new key gets NEXT_VAL. -1: absent (or no memory). */
+int64_t ktab_get(struct ktab *h, const uint64_t k[4], bool insert, uint32_t next_val);
+void ktab_free(struct ktab *h);
+uint64_t tout_str_hash(const char *s);
+
+/* One mapped file of one process. */
+struct tmod {
+	uint32_t pid;
+	char *path;
+	uint64_t lo, hi;	/* extent of its executable mappings */
+	uint64_t base;		/* image base: lowest start - file offset */
+	uint64_t bias;		/* run-time address - file-relative (ELF) address */
+	uint8_t build_id[20];
+	uint8_t build_id_len;
+
+	bool loaded;		/* tables tried (tmod_load) */
+	bool usable;		/* the file on disk is the traced one */
+	struct utap_debuginfo di;
+	struct utap_blob symblob, lineblob;
+	struct utap_symtab syms;
+	struct utap_linetab lines;
+	bool has_syms, has_lines;
+	uint64_t entry;		/* run-time entry point, 0 if unknown */
+	uint64_t img_lo, img_hi; /* whole image extent (run-time), from the ELF file */
+};
+
+/* An executable mapping: [start, end) of module mod in process pid. */
+struct tmap {
+	uint32_t pid;
+	int32_t mod;
+	uint64_t start, end;
+};
+
+/* One instruction: where, how often, and what kind. */
+struct tins {
+	int32_t mod;		/* -1: no known mapping (addr is then absolute) */
+	uint8_t len;
+	uint8_t pad;
+	uint16_t flags;		/* UTAP_STEP_* of its first execution */
+	uint64_t addr;		/* file-relative (or absolute) */
+	uint64_t count;
+	uint64_t taken;		/* executions whose successor was not sequential */
+	uint64_t dtarget;	/* direct branch target (run-time), 0 if none */
+	uint64_t abs;		/* run-time address of the first execution */
+};
+
+/* A taken control transfer from one instruction to an address. */
+struct tedge {
+	uint32_t from;		/* tins index */
+	int32_t to_mod;
+	uint64_t to_addr;	/* file-relative (or absolute) */
+	uint64_t to_abs;
+	uint64_t count;
+	uint64_t inclusive;	/* calls: instructions until the matching return */
+};
+
+struct tbb {
+	int32_t mod;
+	uint16_t size;
+	uint64_t start;		/* run-time address */
+};
+
+struct tframe {
+	uint32_t edge;
+	uint64_t ret;		/* return address */
+	uint64_t ir0;		/* the thread's count after the call */
+};
+
+struct tthr {
+	uint32_t tid;
+	uint32_t pid;		/* 0: not known (no thread record) */
+	bool have;		/* a step is pending (look-ahead) */
+	struct utap_trace_step pend;
+	uint64_t ir;
+	struct tframe *stack;
+	size_t depth, cap;
+	bool in_bb;
+	int32_t bb_mod;
+	uint64_t bb_start, bb_end;
+	struct utap_fmt_stream enc;
+	size_t last_map;
+};
+
+struct tout {
+	struct tout_opts o;
+	char *path;
+	char *cmd;
+	char *debug_root;
+	struct tout_stats st;
+
+	struct tmod *mods;
+	size_t nmods, capmods;
+	struct tmap *maps;	/* sorted by pid, start */
+	size_t nmaps, capmaps;
+
+	struct tthr *thr;
+	size_t nthr, capthr, last_thr;
+
+	struct tins *ins;
+	size_t nins, capins;
+	struct ktab ins_idx;
+	struct tedge *edges;
+	size_t nedges, capedges;
+	struct ktab edge_idx;
+	struct tbb *bbs;
+	size_t nbbs, capbbs;
+	struct ktab bb_idx;
+
+	struct streams *streams;
+	bool own_streams;
+};
+
+/* tout.c */
+bool grow(void **p, size_t *cap, size_t need, size_t elem);
+void tmod_load(struct tout *t, struct tmod *m);
+/* The module and file-relative address of run-time address ADDR, as the writers see it. */
+int32_t tout_locate(struct tout *t, uint32_t pid, uint64_t addr, uint64_t *rel);
+/* Symbol (index, or -1) and source position of a file-relative address. */
+int64_t tmod_symbol(struct tmod *m, uint64_t rel, const char **name);
+bool tmod_line(struct tmod *m, uint64_t rel, const char **file, uint32_t *line);
+/* fopen() the output (path) or fdopen() a dup of the fd, for the aggregate writers */
+FILE *tout_output(struct tout *t, char *err, size_t errsize);
+int tout_finish(struct tout *t, FILE *f, char *err, size_t errsize);
+
+/* writers */
+int drcov_write(struct tout *t, FILE *f);
+int callgrind_write(struct tout *t, FILE *f);
+int lcov_write(struct tout *t, FILE *f);
+
+#endif /* UTAP_FORMATS_TOUT_INT_H */
