@@ -13,6 +13,11 @@ PROGS_CXX := $(wildcard testsuite/progs/*.cc)
 PROGS := $(patsubst testsuite/progs/%.c,$(B)/progs/%,$(PROGS_C)) \
 	 $(patsubst testsuite/progs/%.cc,$(B)/progs/%,$(PROGS_CXX))
 
+# NAME.so.c is a shared library (for dlopen tests)
+$(B)/progs/%.so: testsuite/progs/%.so.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -shared -fPIC -o $@ $<
+
 $(B)/progs/%: testsuite/progs/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -o $@ $< -ldl

@@ -3,7 +3,7 @@ UTAP_SRCS += translator/main.c translator/arena.c translator/strbuf.c translator
 	translator/util.c translator/lexer.c translator/preproc.c translator/parse.c \
 	translator/format.c translator/elaborate.c translator/types.c translator/dump.c \
 	translator/emit.c translator/build.c translator/run.c translator/listing.c \
-	translator/formats/sink.c translator/ustack.c \
+	translator/formats/sink.c translator/ustack.c translator/tables.c \
 	translator/probes/providers.c translator/probes/begin_end.c
 
 # The runtime's pure core in user space.

@@ -76,24 +76,6 @@ int kernel_check(struct session *s)
 	return 0;
 }
 
-static const char *cache_dir(const char *sub)
-{
-	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-	const char *base = xdg && *xdg ? arena_strdup(xdg) :
-			   arena_printf("%s/.cache", home && *home ? home : "/tmp");
-	const char *dir = arena_printf("%s/utap/%s", base, sub);
-	char *p = arena_strdup(dir);
-
-	for (char *q = p + 1; *q; q++)
-		if (*q == '/') {
-			*q = 0;
-			mkdir(p, 0700);
-			*q = '/';
-		}
-	mkdir(p, 0700);
-	return dir;
-}
-
 struct feature {
 	const char *name;	/* file name without .c */
 	const char *text;
@@ -193,7 +175,7 @@ static const char *autoconf_header(struct session *s)
 		h = hash_bytes(&st.st_mtime, sizeof(st.st_mtime), h);
 		h = hash_bytes(&st.st_size, sizeof(st.st_size), h);
 	}
-	out = arena_printf("%s/%s-%016llx.h", cache_dir("autoconf"), s->krel,
+	out = arena_printf("%s/%s-%016llx.h", utap_cache_dir("autoconf"), s->krel,
 			   (unsigned long long)h);
 	if (is_file(out))
 		return out;
@@ -239,7 +221,7 @@ static const char *recipe_path(struct session *s)
 		h = hash_bytes(&st.st_mtime, sizeof(st.st_mtime), h);
 		h = hash_bytes(&st.st_size, sizeof(st.st_size), h);
 	}
-	return arena_printf("%s/%s-%016llx.sh", cache_dir("recipe"), s->krel,
+	return arena_printf("%s/%s-%016llx.sh", utap_cache_dir("recipe"), s->krel,
 			    (unsigned long long)h);
 }
 

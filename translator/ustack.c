@@ -175,7 +175,7 @@ static int build_tables(struct session *s, struct umodule *m, int idx, unsigned 
 		struct utap_debuginfo di = { 0 };
 		struct utap_blob lines = { 0 };
 
-		if (utap_debuginfo_open(&di, m->path, NULL, 0) == 0 &&
+		if (utap_debuginfo_open(&di, m->path, NULL, UTAP_DI_ALL) == 0 &&
 		    utap_linetab_build(&di, m->path, &lines) == 0) {
 			m->line_file = arena_printf("%s/umod%d.lin", s->tmpdir, idx);
 			m->line_len = lines.size;
@@ -248,7 +248,11 @@ int emit_ustack_tables(struct emitter *em)
 	sb_puts(&em->top, "};\n");
 	sb_printf(&em->top, "static const struct utap_umod_desc *utap_gen_umods(int *n)\n{\n"
 		  "\t*n = %d;\n\treturn utap_umod_descs;\n}\n", numods);
-	sb_puts(&em->init, "\trc = utap_umods_init();\n\tif (rc)\n\t\treturn rc;\n");
+	sb_puts(&em->init, "\trc = utap_umods_init();\n\tif (rc)\n\t\treturn rc;\n"
+		"\trc = utap_tables_init();\n\tif (rc)\n\t\treturn rc;\n");
 	sb_puts(&em->exit, "\tutap_umods_exit();\n");
+	/* files mapped later: hold the target's tasks until the runner has built their tables */
+	sb_puts(&em->reg, "\t{\n\t\tint rc = utap_hold_start();\n\n\t\tif (rc)\n\t\t\treturn rc;\n\t}\n");
+	sb_puts(&em->unreg, "\tutap_hold_stop();\n");
 	return 0;
 }

@@ -470,5 +470,6 @@ uint64_t now_ns(void);
 char *make_tmpdir(void);
 void remove_tree(const char *path);
 uint64_t hash_bytes(const void *data, size_t len, uint64_t seed);
+const char *utap_cache_dir(const char *sub);
 
 #endif /* UTAP_H */

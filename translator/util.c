@@ -145,3 +145,22 @@ uint64_t hash_bytes(const void *data, size_t len, uint64_t seed)
 	}
 	return h;
 }
+
+/* $XDG_CACHE_HOME/utap/SUB (or ~/.cache/utap/SUB), created 0700 as needed. */
+const char *utap_cache_dir(const char *sub)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	const char *base = xdg && *xdg ? arena_strdup(xdg) :
+			   arena_printf("%s/.cache", home && *home ? home : "/tmp");
+	const char *dir = arena_printf("%s/utap/%s", base, sub);
+	char *p = arena_strdup(dir);
+
+	for (char *q = p + 1; *q; q++)
+		if (*q == '/') {
+			*q = 0;
+			mkdir(p, 0700);
+			*q = '/';
+		}
+	mkdir(p, 0700);
+	return dir;
+}

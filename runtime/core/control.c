@@ -158,22 +158,23 @@ static int __init utap_module_init(void)
 	rc = utap_transport_init();
 	if (rc)
 		goto fail_contexts;
-	rc = utap_gen_init();
-	if (rc)
-		goto fail_transport;
+	/* the directory exists before the script's init, which may add files to it */
 	rc = -ENOMEM;
 	utap_proc_dir = proc_mkdir(THIS_MODULE->name, NULL);
 	if (!utap_proc_dir)
-		goto fail_gen;
+		goto fail_transport;
 	if (!proc_create("data", 0400, utap_proc_dir, &utap_data_ops) ||
 	    !proc_create("ctl", 0600, utap_proc_dir, &utap_ctl_ops))
 		goto fail_proc;
+	rc = utap_gen_init();
+	if (rc)
+		goto fail_gen;
 	return 0;
 
-fail_proc:
-	proc_remove(utap_proc_dir);
 fail_gen:
 	utap_gen_exit();
+fail_proc:
+	proc_remove(utap_proc_dir);
 fail_transport:
 	utap_transport_exit();
 fail_contexts:

@@ -58,6 +58,8 @@ struct utap_umod {
 static struct utap_umod utap_umods[UTAP_MAX_UMODS];
 static atomic_t utap_numods = ATOMIC_INIT(0);
 static DEFINE_SPINLOCK(utap_umods_lock);
+static struct utap_umod *utap_vdso_mod;
+static u32 utap_request_tables(struct inode *inode, const char *path);
 
 /* Files without tables, said once each: "Missing unwind data for a module". */
 #define UTAP_MISSING_SLOTS 64
@@ -140,7 +142,19 @@ static int utap_umap_find(u64 addr, struct utap_umap *out)
 	if (!mm || in_nmi() || !mmap_read_trylock(mm))
 		return -EAGAIN;
 	vma = find_vma(mm, addr);
-	if (vma && vma->vm_start <= addr && vma->vm_file) {
+	if (vma && vma->vm_start <= addr && !vma->vm_file && utap_vdso_mod &&
+	    vma->vm_start == (unsigned long)mm->context.vdso) {
+		/* the vDSO has no file: its tables come from the runner's copy of the image */
+		memset(out, 0, sizeof(*out));
+		out->start = vma->vm_start;
+		out->end = vma->vm_end;
+		out->mod = utap_vdso_mod;
+		if (utap_symtab_load_bias(&out->mod->syms, vma->vm_start, 0, &out->bias))
+			out->bias = vma->vm_start;
+		out->ext_start = vma->vm_start;
+		out->ext_end = vma->vm_end;
+		rc = 0;
+	} else if (vma && vma->vm_start <= addr && vma->vm_file) {
 		struct inode *inode = file_inode(vma->vm_file);
 		u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
 
@@ -243,6 +257,8 @@ static bool utap_seen_tgid(pid_t tgid)
 	return false;
 }
 
+#include "unwind/utables.c"
+
 /* ---- phase 1: the user registers of this probe hit ---- */
 
 enum utap_ustate { UTAP_USTACK_OK, UTAP_USTACK_NONE, UTAP_USTACK_COMPAT };
@@ -319,6 +335,8 @@ static void utap_note_missing(struct utap_umap *m)
 	i = atomic_inc_return(&utap_nmissing) - 1;
 	if (i < UTAP_MISSING_SLOTS)
 		WRITE_ONCE(utap_missing[i], m->inode);
+	/* ask the runner, without waiting: later walks through this file will be complete */
+	utap_request_tables(m->inode, m->path);
 	utap_warn("Missing unwind data for a module, rerun with 'utap -d %s'", m->path);
 }
 

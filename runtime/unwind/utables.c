@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * utables.c - tables for ELF files mapped after translation (dlopen, files
+ * no one named), built by the runner and handed to the module.
+ *
+ * When a task of interest (the -c/-x target and its descendants) maps an
+ * executable file the module has no tables for, a task_work holds it on
+ * its way back to user mode, asks the runner for the file's tables (an
+ * event record), and waits until the runner has written them to
+ * /proc/<module>/tables: so stacks through a dlopen'ed library are complete
+ * from the first call into it. Other tasks are not held; the first walk
+ * that meets such a file asks for its tables without waiting.
+ *
+ * Table bytes from user space are untrusted: every blob is validated
+ * before it is published, and a bad one is refused.
+ */
+#include <linux/task_work.h>
+#include <linux/tracepoint.h>
+#include <linux/wait.h>
+
+#include "probes/target.c"
+
+#define UTAP_TABLES_MAGIC 0x75746162	/* "utab" */
+#define UTAP_TABLES_NONE 1		/* the runner has no tables for this file */
+#define UTAP_TABLES_VDSO 2		/* the vDSO image of this kernel */
+
+/* What the runner writes: this header, then path, unwind, symbol, line blobs (8-aligned). */
+struct utap_tables_msg {
+	u32 magic;
+	u32 seq;
+	u32 flags;
+	u32 path_len;
+	u32 uw_len;
+	u32 sym_len;
+	u32 line_len;
+	u32 pad;
+};
+
+#define UTAP_TREQS 64
+
+struct utap_treq {
+	struct inode *inode;
+	u32 seq;
+	bool done;
+};
+
+static struct utap_treq utap_treqs[UTAP_TREQS];
+static DEFINE_RAW_SPINLOCK(utap_treq_lock);
+static DECLARE_WAIT_QUEUE_HEAD(utap_treq_wait);
+static u32 utap_treq_seq;
+static atomic_t utap_hold_works = ATOMIC_INIT(0);
+static bool utap_hold_enabled;
+
+/*
+ * The request for inode, made if there is none yet. Returns its seq and
+ * whether it is new (the caller then sends it); 0 when the table is full.
+ */
+static u32 utap_treq_get(struct inode *inode, bool *is_new)
+{
+	unsigned long flags;
+	u32 seq = 0;
+	int i, free = -1;
+
+	*is_new = false;
+	if (!raw_spin_trylock_irqsave(&utap_treq_lock, flags))
+		return 0;
+	for (i = 0; i < UTAP_TREQS; i++) {
+		if (utap_treqs[i].inode == inode) {
+			seq = utap_treqs[i].seq;
+			goto out;
+		}
+		if (!utap_treqs[i].inode && free < 0)
+			free = i;
+	}
+	if (free >= 0) {
+		utap_treqs[free].inode = inode;
+		utap_treqs[free].seq = seq = ++utap_treq_seq;
+		utap_treqs[free].done = false;
+		*is_new = true;
+	}
+out:
+	raw_spin_unlock_irqrestore(&utap_treq_lock, flags);
+	return seq;
+}
+
+static bool utap_treq_done(u32 seq)
+{
+	unsigned long flags;
+	bool done = true;
+	int i;
+
+	raw_spin_lock_irqsave(&utap_treq_lock, flags);
+	for (i = 0; i < UTAP_TREQS; i++)
+		if (utap_treqs[i].seq == seq) {
+			done = utap_treqs[i].done;
+			break;
+		}
+	raw_spin_unlock_irqrestore(&utap_treq_lock, flags);
+	return done;
+}
+
+static void utap_treq_finish(u32 seq)
+{
+	unsigned long flags;
+	int i;
+
+	raw_spin_lock_irqsave(&utap_treq_lock, flags);
+	for (i = 0; i < UTAP_TREQS; i++)
+		if (utap_treqs[i].seq == seq)
+			utap_treqs[i].done = true;
+	raw_spin_unlock_irqrestore(&utap_treq_lock, flags);
+	wake_up_all(&utap_treq_wait);
+}
+
+/* Asks the runner for a file's tables (safe in any context); returns the request's seq. */
+static u32 utap_request_tables(struct inode *inode, const char *path)
+{
+	bool is_new;
+	u32 seq = utap_treq_get(inode, &is_new);
+	char msg[300];
+	int n;
+
+	if (seq && is_new) {
+		n = scnprintf(msg, sizeof(msg), "tables %u %s", seq, path);
+		utap_transport_write(UTAP_REC_EVENT, 0, msg, n, 0);
+	}
+	return seq;
+}
+
+/* ---- holding a task that mapped a new executable file ---- */
+
+struct utap_hold_work {
+	struct callback_head cb;
+	unsigned long addr;
+};
+
+static void utap_hold_fn(struct callback_head *cb)
+{
+	struct utap_hold_work *w = container_of(cb, struct utap_hold_work, cb);
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	struct inode *inode = NULL;
+	char *buf = kmalloc(PATH_MAX, GFP_KERNEL), *path = NULL;
+	u32 seq = 0;
+
+	if (mm && buf) {
+		mmap_read_lock(mm);
+		vma = find_vma(mm, w->addr);
+		if (vma && vma->vm_start <= w->addr && vma->vm_file) {
+			inode = file_inode(vma->vm_file);
+			path = d_path(&vma->vm_file->f_path, buf, PATH_MAX);
+			if (IS_ERR(path))
+				path = NULL;
+		}
+		mmap_read_unlock(mm);
+	}
+	if (inode && path && !utap_umod_by_inode(inode))
+		seq = utap_request_tables(inode, path);
+	/* wait for the runner, but never forever: a missing table only costs frames */
+	if (seq)
+		wait_event_killable_timeout(utap_treq_wait, utap_treq_done(seq) ||
+					    !READ_ONCE(utap_hold_enabled), 10 * HZ);
+	kfree(buf);
+	kfree(w);
+	atomic_dec(&utap_hold_works);
+}
+
+static void utap_mmap_exit(void *data, struct pt_regs *regs, long ret)
+{
+	struct utap_hold_work *w;
+
+	if (regs->orig_ax != __NR_mmap || !(regs->dx & PROT_EXEC) || IS_ERR_VALUE(ret))
+		return;
+	if (!READ_ONCE(utap_hold_enabled) || !utap_in_target_tree(current))
+		return;
+	w = kmalloc(sizeof(*w), GFP_ATOMIC);
+	if (!w)
+		return;
+	w->addr = ret;
+	init_task_work(&w->cb, utap_hold_fn);
+	atomic_inc(&utap_hold_works);
+	if (task_work_add(current, &w->cb, TWA_RESUME)) {
+		atomic_dec(&utap_hold_works);
+		kfree(w);
+	}
+}
+
+static struct tracepoint *utap_sys_exit_tp;
+
+static void utap_find_sys_exit(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "sys_exit"))
+		utap_sys_exit_tp = tp;
+}
+
+static int utap_hold_start(void)
+{
+	for_each_kernel_tracepoint(utap_find_sys_exit, NULL);
+	if (!utap_sys_exit_tp)
+		return 0;	/* no holding: dlopen'ed files get tables on first use */
+	WRITE_ONCE(utap_hold_enabled, true);
+	return tracepoint_probe_register(utap_sys_exit_tp, utap_mmap_exit, NULL);
+}
+
+/* Before the module goes: no new holds, held tasks released, pending works run. */
+static void utap_hold_stop(void)
+{
+	int i;
+
+	if (!READ_ONCE(utap_hold_enabled))
+		return;
+	WRITE_ONCE(utap_hold_enabled, false);
+	tracepoint_probe_unregister(utap_sys_exit_tp, utap_mmap_exit, NULL);
+	tracepoint_synchronize_unregister();
+	wake_up_all(&utap_treq_wait);
+	for (i = 0; i < 1000 && atomic_read(&utap_hold_works); i++)
+		msleep(10);
+	/* a work that just decremented the count may still be returning */
+	synchronize_rcu();
+}
+
+/* ---- the runner's answers ---- */
+
+static int utap_tables_add(const struct utap_tables_msg *h, const char *path, const void *uw,
+			   const void *sym, const void *line, void *owned)
+{
+	unsigned long flags;
+	struct utap_umod *m;
+	int n;
+
+	spin_lock_irqsave(&utap_umods_lock, flags);
+	n = atomic_read(&utap_numods);
+	if (n >= UTAP_MAX_UMODS) {
+		spin_unlock_irqrestore(&utap_umods_lock, flags);
+		return -ENOSPC;
+	}
+	m = &utap_umods[n];
+	memset(m, 0, sizeof(*m));
+	spin_unlock_irqrestore(&utap_umods_lock, flags);
+	/* kern_path sleeps: fill the entry outside the lock, then publish it */
+	utap_umod_setup(m, path, uw, h->uw_len, sym, h->sym_len, line, h->line_len);
+	m->owned = owned;
+	if (h->flags & UTAP_TABLES_VDSO) {
+		if (m->inode)
+			path_put(&m->kpath);
+		m->inode = NULL;
+		utap_vdso_mod = m;
+	}
+	smp_wmb();
+	atomic_inc(&utap_numods);
+	return 0;
+}
+
+static bool utap_msg_fits(const struct utap_tables_msg *h, size_t count)
+{
+	u64 need = ALIGN(sizeof(*h), 8) + ALIGN((u64)h->path_len, 8) + ALIGN((u64)h->uw_len, 8) +
+		   ALIGN((u64)h->sym_len, 8) + ALIGN((u64)h->line_len, 8);
+
+	return h->magic == UTAP_TABLES_MAGIC && h->path_len > 0 && h->path_len < PATH_MAX &&
+	       need <= count;
+}
+
+static ssize_t utap_tables_write(struct file *f, const char __user *ubuf, size_t count,
+				 loff_t *ppos)
+{
+	struct utap_tables_msg *h;
+	char *p, *path;
+	void *uw, *sym, *line;
+	int rc;
+
+	if (count < sizeof(*h) || count > (64 << 20))
+		return -EINVAL;
+	h = kvmalloc(count, GFP_KERNEL);
+	if (!h)
+		return -ENOMEM;
+	if (copy_from_user(h, ubuf, count)) {
+		rc = -EFAULT;
+		goto fail;
+	}
+	rc = -EINVAL;
+	if (!utap_msg_fits(h, count))
+		goto fail;
+	if (h->flags & UTAP_TABLES_NONE) {
+		utap_treq_finish(h->seq);
+		kvfree(h);
+		return count;
+	}
+	p = (char *)h + ALIGN(sizeof(*h), 8);
+	path = p;
+	p += ALIGN(h->path_len, 8);
+	uw = h->uw_len ? p : NULL;
+	p += ALIGN(h->uw_len, 8);
+	sym = h->sym_len ? p : NULL;
+	p += ALIGN(h->sym_len, 8);
+	line = h->line_len ? p : NULL;
+	path[h->path_len - 1] = 0;
+	if ((uw && uw_table_validate(uw, h->uw_len)) ||
+	    (sym && utap_symtab_init(&(struct utap_symtab){ 0 }, sym, h->sym_len)) ||
+	    (line && utap_linetab_init(&(struct utap_linetab){ 0 }, line, h->line_len)))
+		goto fail;	/* refused: the request stays open until it times out */
+	rc = utap_tables_add(h, path, uw, sym, line, h);
+	utap_treq_finish(h->seq);
+	if (rc)
+		goto fail;
+	return count;
+fail:
+	kvfree(h);
+	return rc;
+}
+
+static const struct proc_ops utap_tables_ops = {
+	.proc_open = nonseekable_open,
+	.proc_write = utap_tables_write,
+	.proc_lseek = noop_llseek,
+};
+
+static int utap_tables_init(void)
+{
+	if (!proc_create("tables", 0200, utap_proc_dir, &utap_tables_ops))
+		return -ENOMEM;
+	return 0;
+}

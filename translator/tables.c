@@ -1,0 +1,249 @@
+/*
+ * tables.c - the runner builds tables for files mapped after translation.
+ *
+ * The module asks with an event record "tables SEQ PATH" (a task mapped an
+ * ELF file it has no tables for, and may be held until the answer comes);
+ * the runner builds the unwind and symbol tables with the translator's own
+ * builders, caches them by build-id, and writes them to
+ * /proc/<module>/tables. At start it also sends the vDSO's tables, built
+ * from the runner's own copy of the image (the same kernel maps the same
+ * vDSO into every process). Runs in the runner's relay thread: no arena.
+ */
+#include "utap.h"
+#include "tables.h"
+#include "elf/symtab.h"
+#include "elf/uwbuild.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define TABLES_MAGIC 0x75746162
+#define TABLES_NONE 1
+#define TABLES_VDSO 2
+
+struct tables_msg {
+	uint32_t magic, seq, flags, path_len, uw_len, sym_len, line_len, pad;
+};
+
+static size_t align8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+static int send_tables(int fd, uint32_t seq, uint32_t flags, const char *path,
+		       const void *uw, size_t uw_len, const void *sym, size_t sym_len)
+{
+	struct tables_msg h = {
+		.magic = TABLES_MAGIC, .seq = seq, .flags = flags,
+		.path_len = (uint32_t)strlen(path) + 1, .uw_len = (uint32_t)uw_len,
+		.sym_len = (uint32_t)sym_len,
+	};
+	size_t total = align8(sizeof(h)) + align8(h.path_len) + align8(uw_len) + align8(sym_len);
+	char *buf = calloc(1, total), *p = buf;
+	int rc;
+
+	if (!buf)
+		return -1;
+	memcpy(p, &h, sizeof(h));
+	p += align8(sizeof(h));
+	memcpy(p, path, h.path_len);
+	p += align8(h.path_len);
+	if (uw_len)
+		memcpy(p, uw, uw_len);
+	p += align8(uw_len);
+	if (sym_len)
+		memcpy(p, sym, sym_len);
+	rc = write(fd, buf, total) == (ssize_t)total ? 0 : -1;
+	free(buf);
+	return rc;
+}
+
+static char *cached_path(const char *buildid_hex, const char *ext)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	char *p = NULL;
+
+	if (!buildid_hex[0])
+		return NULL;
+	if (asprintf(&p, "%s/%s/utap/tables/%s.%s", xdg && *xdg ? xdg : home ? home : "/tmp",
+		     xdg && *xdg ? "" : ".cache", buildid_hex, ext) < 0)
+		return NULL;
+	return p;
+}
+
+static void *slurp(const char *path, size_t *len)
+{
+	int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+	off_t size;
+	void *buf;
+
+	if (fd < 0)
+		return NULL;
+	size = lseek(fd, 0, SEEK_END);
+	buf = size > 0 ? malloc((size_t)size) : NULL;
+	if (buf && pread(fd, buf, (size_t)size, 0) != size) {
+		free(buf);
+		buf = NULL;
+	}
+	close(fd);
+	*len = buf ? (size_t)size : 0;
+	return buf;
+}
+
+/* Creates the directories leading to path (0700). */
+static void make_parents(const char *path)
+{
+	char dir[4096];
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	for (char *q = dir + 1; *q; q++)
+		if (*q == '/') {
+			*q = 0;
+			mkdir(dir, 0700);
+			*q = '/';
+		}
+}
+
+static void store(const char *path, const void *data, size_t len)
+{
+	char tmp[4096];
+	int fd;
+
+	if (!path)
+		return;
+	make_parents(path);
+	snprintf(tmp, sizeof(tmp), "%s.%d", path, (int)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	if (write(fd, data, len) == (ssize_t)len && close(fd) == 0)
+		rename(tmp, path);
+	else
+		unlink(tmp);
+}
+
+static void file_buildid(const char *path, char *hex, size_t size)
+{
+	struct utap_elf e = { 0 };
+	struct utap_build_id id = { 0 };
+
+	hex[0] = 0;
+	if (utap_elf_open(&e, path) == 0 && utap_elf_build_id(e.elf, &id) == 0)
+		utap_build_id_hex(&id, hex, size);
+	utap_elf_close(&e);
+}
+
+/* Build (or take from the cache) the tables of path and send them as answer seq. */
+static void answer(int fd, uint32_t seq, const char *path)
+{
+	char hex[128], err[256];
+	char *uw_cache, *sym_cache;
+	size_t uw_len = 0, sym_len = 0;
+	void *uw, *sym;
+
+	file_buildid(path, hex, sizeof(hex));
+	uw_cache = cached_path(hex, "uwt");
+	sym_cache = cached_path(hex, "sym");
+	uw = slurp(uw_cache, &uw_len);
+	sym = slurp(sym_cache, &sym_len);
+	if (!uw || !sym) {
+		struct uw_blob ub = { 0 };
+		struct uw_build_stats st = { 0 };
+		struct utap_blob sb = { 0 };
+
+		free(uw);
+		free(sym);
+		uw = sym = NULL;
+		if (uw_build_file(path, NULL, &ub, &st, err, sizeof(err)) == 0 &&
+		    utap_symtab_build_path(path, NULL, &sb) == 0) {
+			uw = ub.data;
+			uw_len = ub.len;
+			sym = sb.data;
+			sym_len = sb.size;
+			store(uw_cache, uw, uw_len);
+			store(sym_cache, sym, sym_len);
+		} else {
+			uw_blob_free(&ub);
+			utap_blob_free(&sb);
+		}
+	}
+	if (uw && sym)
+		send_tables(fd, seq, 0, path, uw, uw_len, sym, sym_len);
+	else
+		send_tables(fd, seq, TABLES_NONE, path, NULL, 0, NULL, 0);
+	free(uw);
+	free(sym);
+	free(uw_cache);
+	free(sym_cache);
+}
+
+void tables_event(int fd, const char *payload, size_t len)
+{
+	char msg[4200], *path;
+	unsigned long seq;
+
+	if (fd < 0 || len >= sizeof(msg))
+		return;
+	memcpy(msg, payload, len);
+	msg[len] = 0;
+	if (strncmp(msg, "tables ", 7))
+		return;
+	seq = strtoul(msg + 7, &path, 10);
+	if (*path != ' ')
+		return;
+	answer(fd, (uint32_t)seq, path + 1);
+}
+
+/* The vDSO image of this process, as mapped: [vdso] in /proc/self/maps. */
+static int own_vdso(unsigned long *start, unsigned long *end)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+	int rc = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "[vdso]") && sscanf(line, "%lx-%lx", start, end) == 2) {
+			rc = 0;
+			break;
+		}
+	fclose(f);
+	return rc;
+}
+
+void tables_send_vdso(int fd)
+{
+	unsigned long start, end;
+	struct uw_blob ub = { 0 };
+	struct uw_build_stats st = { 0 };
+	struct utap_debuginfo di = { 0 };
+	struct utap_blob sb = { 0 };
+	char err[256];
+	void *copy;
+	Elf *elf;
+
+	if (fd < 0 || own_vdso(&start, &end))
+		return;
+	copy = malloc(end - start);
+	if (!copy)
+		return;
+	memcpy(copy, (const void *)start, end - start);
+	elf_version(EV_CURRENT);
+	elf = elf_memory(copy, end - start);
+	if (elf && uw_build_elf(elf, NULL, NULL, &ub, &st, err, sizeof(err)) == 0 &&
+	    utap_debuginfo_open_memory(&di, copy, end - start, NULL, NULL, 0) == 0 &&
+	    utap_symtab_build(&di, 0, &sb) == 0)
+		send_tables(fd, 0, TABLES_VDSO, "[vdso]", ub.data, ub.len, sb.data, sb.size);
+	if (elf)
+		elf_end(elf);
+	uw_blob_free(&ub);
+	utap_blob_free(&sb);
+	utap_debuginfo_close(&di);
+	free(copy);
+}
