@@ -11,6 +11,7 @@
 #include "utap.h"
 #include "core/wire.h"
 #include "formats/sink.h"
+#include "tables.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -32,6 +33,7 @@ struct runner {
 	struct session *s;
 	const char *modname;
 	int data_fd, ctl_fd, sig_fd;
+	int tables_fd;		/* /proc/MOD/tables, when the module unwinds user stacks */
 	int out_fd;
 	pid_t child;		/* -c command */
 	int go_pipe;		/* write end: closing it releases the command */
@@ -302,6 +304,11 @@ static int drain(struct runner *r)
 			case UTAP_REC_TRACE:
 				trace_sink_feed(w->stream, payload, w->len);
 				break;
+			case UTAP_REC_EVENT:
+				/* text requests: tables for the table service, the rest for the trace sink */
+				if (w->len > 7 && !memcmp(payload, "tables ", 7))
+					tables_event(r->tables_fd, payload, w->len);
+				break;
 			default:
 				break;
 			}
@@ -496,6 +503,9 @@ static int open_proc_files(struct runner *r)
 		errorf("cannot open the module's files (%s): %s", data, strerror(errno));
 		return -1;
 	}
+	/* only modules that unwind user stacks take tables */
+	r->tables_fd = open(arena_printf("/proc/%s/tables", r->modname), O_WRONLY | O_CLOEXEC);
+	tables_send_vdso(r->tables_fd);
 	return 0;
 }
 
@@ -517,7 +527,7 @@ int run_module(struct session *s, const char *ko_path)
 {
 	struct runner r = {
 		.s = s, .data_fd = -1, .ctl_fd = -1, .sig_fd = -1, .go_pipe = -1,
-		.guardian_pipe = -1,
+		.guardian_pipe = -1, .tables_fd = -1,
 	};
 	struct ctl_status st = { 0 };
 	sigset_t oldmask;
@@ -568,6 +578,8 @@ int run_module(struct session *s, const char *ko_path)
 close_files:
 	close(r.data_fd);
 	close(r.ctl_fd);
+	if (r.tables_fd >= 0)
+		close(r.tables_fd);
 unload:
 	if (unload_module(r.modname)) {
 		errorf("cannot unload module %s: %s", r.modname, strerror(errno));
