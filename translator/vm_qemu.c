@@ -24,6 +24,7 @@
 #include "vminit/vm_proto.h"
 
 #define PROBE_SECONDS 5
+#define VERDICT_SECONDS (7 * 24 * 3600)
 #define QBOOT "/usr/share/qemu/qboot.rom"
 #define MAX_ARGS 96
 
@@ -265,13 +266,16 @@ static void verdict_path(const struct vm_host *h, char *path, size_t len)
 	snprintf(path, len, "%s/accel-%016llx", h->cache, (unsigned long long)hash);
 }
 
+/* A verdict is trusted for a week: a probe that lost to a busy host is not final. */
 static const char *cached_verdict(const char *path, char *why, size_t whylen)
 {
 	char *data;
 	size_t len;
 	const char *accel = NULL;
+	struct stat st;
 
-	if (vm_read_file(path, &data, &len) < 0)
+	if (stat(path, &st) < 0 || st.st_mtime + VERDICT_SECONDS < time(NULL) ||
+	    vm_read_file(path, &data, &len) < 0)
 		return NULL;
 	data[strcspn(data, "\n")] = '\0';
 	if (strncmp(data, "kvm ", 4) == 0 || strncmp(data, "tcg ", 4) == 0) {
