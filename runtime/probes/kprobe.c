@@ -115,7 +115,7 @@ static int utap_kprobe_register_one(struct utap_kprobe *p)
 	p->u.rp.handler = utap_kretprobe_ret;
 	/* instances for tasks inside the function at once; a shortage is counted as skipped */
 	p->u.rp.maxactive = p->maxactive ? p->maxactive :
-			    max_t(int, 20, 8 * (int)num_possible_cpus());
+			    max_t(int, 64, 8 * (int)num_possible_cpus());
 	return register_kretprobe(&p->u.rp);
 }
 

@@ -412,6 +412,23 @@ static bool is_identifier(const char *s)
 	return is_ident_start(*s) && !*ident_end(s);
 }
 
+/* Runs of white space as one space: headers spread prototypes over lines. */
+static const char *one_line(const char *text)
+{
+	struct strbuf sb = { 0 };
+	const char *r;
+
+	for (const char *p = text; *p; p++) {
+		if (!isspace((unsigned char)*p))
+			sb_putc(&sb, *p);
+		else if (sb.len && !isspace((unsigned char)p[1]) && p[1])
+			sb_putc(&sb, ' ');
+	}
+	r = arena_strdup(sb.buf ? sb.buf : "");
+	sb_free(&sb);
+	return r;
+}
+
 static void add_event(struct scan *sc, const struct form *f, char **args, int nargs)
 {
 	struct tp_event *e;
@@ -432,7 +449,7 @@ static void add_event(struct scan *sc, const struct form *f, char **args, int na
 	e->system = sc->system;
 	e->name = arena_strdup(name);
 	e->header = sc->header;
-	e->proto = arena_strdup(proto_text(args[f->proto_arg]));
+	e->proto = one_line(proto_text(args[f->proto_arg]));
 	e->nparams = cparams_parse(e->proto, &e->params);
 	if (e->nparams < 0)
 		return;
