@@ -3,7 +3,7 @@
 # their module runtime lives in runtime/probes/.
 UTAP_SRCS += translator/probes/process.c translator/probes/process_bin.c \
 	translator/probes/uprobe.c translator/probes/uvars.c translator/probes/sdt.c translator/elf/dwarf_vars.c \
-	translator/elf/sdt.c
+	translator/elf/sdt.c translator/probes/process_lifecycle.c
 
 # Variants of the uprobe test program: a non-PIE executable, and a
 # stripped one whose functions are left only in .dynsym (-rdynamic).

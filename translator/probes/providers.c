@@ -4,6 +4,7 @@
 extern const struct provider provider_begin_end;
 extern const struct provider provider_process_code;
 extern const struct provider provider_process_mark;
+extern const struct provider provider_process_lifecycle;
 extern const struct provider provider_kprobe;
 extern const struct provider provider_kernel_function;
 extern const struct provider provider_timer;
@@ -15,6 +16,7 @@ const struct provider *const providers[] = {
 	&provider_begin_end,
 	&provider_process_code,
 	&provider_process_mark,
+	&provider_process_lifecycle,
 	&provider_kprobe,
 	&provider_kernel_function,
 	&provider_timer,
