@@ -3,3 +3,11 @@
 UTAP_SRCS += translator/ksyms.c translator/probes/kprobe.c translator/probes/kernel_function.c \
 	translator/probes/timer.c translator/probes/perf.c translator/probes/error_probe.c \
 	translator/probes/tracepoint.c translator/probes/tphdr.c translator/probes/cparams.c
+
+# The translate-time parsers: kallsyms and the kprobe blacklist, C parameter
+# lists, trace headers.
+UNIT_TESTS += test_kprobes
+test_kprobes_SRCS := testsuite/unit/test_kprobes.c translator/ksyms.c translator/probes/cparams.c \
+	translator/probes/tphdr.c translator/arena.c translator/strbuf.c translator/diag.c \
+	translator/util.c
+test_kprobes_LIBS := -lelf

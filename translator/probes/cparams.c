@@ -77,21 +77,45 @@ static const char *decl_name(const char *decl, size_t *start, size_t *len)
 	return arena_strndup(b, *len);
 }
 
-/* "struct task_struct *" for listings: annotations dropped, '*' attached. */
+static bool is_annotation(const char *w, size_t n)
+{
+	static const char *const words[] = { "__user", "__rcu", "__iomem", "__percpu", "__force" };
+
+	for (size_t i = 0; i < ARRAY_LEN(words); i++)
+		if (strlen(words[i]) == n && !strncmp(words[i], w, n))
+			return true;
+	return false;
+}
+
+/* "struct task_struct*", "const char* const*" for listings: annotations dropped. */
 static const char *display_type(const char *decl, size_t name_at, size_t name_len)
 {
 	struct strbuf sb = { 0 };
-	char *text = arena_printf("%.*s %s", (int)name_at, decl, decl + name_at + name_len);
+	const char *text = arena_printf("%.*s %s", (int)name_at, decl, decl + name_at + name_len);
 	const char *r;
-	char *save = NULL;
+	bool word_before = false;
 
-	for (char *w = strtok_r(text, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save)) {
-		if (!strcmp(w, "__user") || !strcmp(w, "__rcu") || !strcmp(w, "__iomem") ||
-		    !strcmp(w, "__percpu") || !strcmp(w, "__force"))
+	for (const char *p = text; *p;) {
+		const char *e = p;
+
+		if (isspace((unsigned char)*p)) {
+			p++;
 			continue;
-		if (sb.len && w[0] != '*' && w[0] != '[' && w[0] != ')')
-			sb_putc(&sb, ' ');
-		sb_puts(&sb, w);
+		}
+		if (!is_ident_char(*p)) {
+			sb_putc(&sb, *p++);
+			word_before = false;
+			continue;
+		}
+		while (is_ident_char(*e))
+			e++;
+		if (!is_annotation(p, (size_t)(e - p))) {
+			if (sb.len && (word_before || sb.buf[sb.len - 1] == '*'))
+				sb_putc(&sb, ' ');
+			sb_putn(&sb, p, (size_t)(e - p));
+			word_before = true;
+		}
+		p = e;
 	}
 	r = arena_strdup(sb.buf ? sb.buf : "");
 	sb_free(&sb);

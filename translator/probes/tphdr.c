@@ -442,9 +442,14 @@ static void add_event(struct scan *sc, const struct form *f, char **args, int na
 	for (int i = 0; i < sc->out->n; i++)
 		if (!strcmp(sc->out->ev[i].name, name))
 			return;
-	sc->out->ev = realloc(sc->out->ev, sizeof(*e) * (sc->out->n + 1));
-	if (!sc->out->ev)
-		fatal("out of memory");
+	if (sc->out->n == sc->out->cap) {
+		struct tp_event *bigger = arena_alloc(sizeof(*bigger) *
+						      (sc->out->cap = sc->out->cap ? sc->out->cap * 2 : 64));
+
+		if (sc->out->n)
+			memcpy(bigger, sc->out->ev, sizeof(*bigger) * sc->out->n);
+		sc->out->ev = bigger;
+	}
 	e = &sc->out->ev[sc->out->n];
 	e->system = sc->system;
 	e->name = arena_strdup(name);

@@ -33,7 +33,7 @@ struct tp_event {
 
 struct tp_events {
 	struct tp_event *ev;
-	int n;
+	int n, cap;
 };
 
 /* A kernel configuration (.config) for evaluating #if in headers. */

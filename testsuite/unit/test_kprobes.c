@@ -1,0 +1,233 @@
+/*
+ * test_kprobes - the translate-time parsers of the kernel probe families:
+ * /proc/kallsyms with the kprobe blacklist (ksyms.c), C parameter lists
+ * (cparams.c) and tracepoint declarations in trace headers (tphdr.c).
+ */
+#include "unit.h"
+#include "ksyms.h"
+#include "probes/cparams.h"
+#include "probes/tphdr.h"
+#include "emit.h"
+#include "vm.h"
+
+#include <unistd.h>
+
+struct session *S;
+
+/* ksyms.c boots a guest only for kernels that are not running: never here. */
+int vm_run(const struct vm_config *cfg, char *const argv[], int *status)
+{
+	(void)cfg;
+	(void)argv;
+	*status = 1;
+	return -1;
+}
+
+/* cparams.c's emitting half is exercised by the guest tests. */
+void emit_line(struct emitter *em, const char *fmt, ...) { (void)em; (void)fmt; }
+void emit_include(struct emitter *em, const char *path) { (void)em; (void)path; }
+const char *emit_new_long(struct emitter *em) { (void)em; return "t0"; }
+const char *emit_new_str(struct emitter *em) { (void)em; return "s0"; }
+const char *c_near(const struct node *n) { (void)n; return "\"\""; }
+const char *c_string_literal(const char *s, size_t len) { (void)len; return s; }
+void dump_expr(struct strbuf *sb, const struct node *e) { (void)sb; (void)e; }
+
+static const char kallsyms[] =
+	"ffffffff81000000 T _stext\n"
+	"ffffffff81001000 T ksys_read\n"
+	"ffffffff81002000 t helper\n"
+	"ffffffff81003000 t helper\n"
+	"ffffffff81004000 T notify_die\n"
+	"ffffffff81005000 D some_data\n"
+	"ffffffff83000000 T _sinittext\n"
+	"ffffffff83000100 t early_setup\n"
+	"ffffffff83001000 T _einittext\n"
+	"ffffffffc0001000 t v9fs_read\t[9p]\n"
+	"garbage line\n";
+
+static const char blacklist[] =
+	"0xffffffff81004000-0xffffffff81004100\tnotify_die\n";
+
+TEST(kallsyms_lookup)
+{
+	struct ksyms *k = ksyms_parse(kallsyms, blacklist, "test");
+	long i;
+
+	CHECK_INT(k->n, 10);
+	i = ksyms_find(k, "ksys_read", NULL);
+	CHECK(i >= 0 && ksym_is_function(&k->syms[i]) && !k->syms[i].unprobeable);
+	CHECK_INT(ksyms_count_functions(k, "helper", NULL), 2);
+	i = ksyms_find(k, "some_data", NULL);
+	CHECK(i >= 0 && !ksym_is_function(&k->syms[i]));
+	CHECK_INT(ksyms_find(k, "v9fs_read", NULL), -1);
+	i = ksyms_find(k, "v9fs_read", "9p");
+	CHECK(i >= 0 && !strcmp(k->syms[i].module, "9p"));
+	CHECK_INT(ksyms_find(k, "no_such", NULL), -1);
+}
+
+TEST(kallsyms_unprobeable)
+{
+	struct ksyms *k = ksyms_parse(kallsyms, blacklist, "test");
+
+	/* the blacklist's ranges and the init text, freed after boot */
+	CHECK(k->syms[ksyms_find(k, "notify_die", NULL)].unprobeable);
+	CHECK(k->syms[ksyms_find(k, "early_setup", NULL)].unprobeable);
+	CHECK(!k->syms[ksyms_find(k, "helper", NULL)].unprobeable);
+	/* without addresses (an unprivileged /proc/kallsyms) nothing can be told */
+	k = ksyms_parse("0000000000000000 T notify_die\n", blacklist, "test");
+	CHECK(!k->syms[0].unprobeable);
+}
+
+TEST(params)
+{
+	struct cparam *p;
+	int n = cparams_parse("bool preempt, struct task_struct *prev,\n\t unsigned int prev_state", &p);
+
+	CHECK_INT(n, 3);
+	CHECK_STR(p[0].name, "preempt");
+	CHECK_STR(p[1].name, "prev");
+	CHECK_STR(p[1].type, "struct task_struct*");
+	CHECK_STR(p[2].type, "unsigned int");
+	CHECK_INT(cparams_find(p, n, "prev_state"), 2);
+	CHECK_INT(cparams_find(p, n, "next"), -1);
+}
+
+TEST(params_odd_shapes)
+{
+	struct cparam *p;
+	int n;
+
+	CHECK_INT(cparams_parse("void", &p), 0);
+	CHECK_INT(cparams_parse("  ", &p), 0);
+	n = cparams_parse("const char __user *const __user *argv, int (*fn)(void *, int), char comm[16]",
+			  &p);
+	CHECK_INT(n, 3);
+	CHECK_STR(p[0].name, "argv");
+	CHECK_STR(p[0].type, "const char* const*");
+	CHECK_STR(p[1].name, "fn");
+	CHECK_STR(p[2].name, "comm");
+	/* unnamed parameters, as in some syscall prototypes */
+	n = cparams_parse("unsigned long, int __user *, size_t", &p);
+	CHECK_INT(n, 3);
+	CHECK(!p[0].name && !p[1].name && !p[2].name);
+	CHECK_INT(cparams_parse("int a, int (b", &p), -1);
+}
+
+static const char sched_like[] =
+	"#undef TRACE_SYSTEM\n"
+	"#define TRACE_SYSTEM demo\n"
+	"#if !defined(_TRACE_DEMO_H) || defined(TRACE_HEADER_MULTI_READ)\n"
+	"#define _TRACE_DEMO_H\n"
+	"/* TRACE_EVENT(in_comment, TP_PROTO(int x), TP_ARGS(x)) */\n"
+	"TRACE_EVENT(plain,\n"
+	"\tTP_PROTO(struct task_struct *p, int n),\n"
+	"\tTP_ARGS(p, n),\n"
+	"\tTP_STRUCT__entry(__field(int, n)),\n"
+	"\tTP_fast_assign(__entry->n = n;),\n"
+	"\tTP_printk(\"n=%d (%s), [x\", __entry->n, \")\")\n"
+	");\n"
+	"DECLARE_EVENT_CLASS(cls, TP_PROTO(int a), TP_ARGS(a), , , );\n"
+	"DEFINE_EVENT(cls, from_class, TP_PROTO(int a), TP_ARGS(a));\n"
+	"#define DEFINE_WRAP(name) \\\n"
+	"\tDEFINE_EVENT(cls, demo_##name, TP_PROTO(int a), TP_ARGS(a))\n"
+	"DEFINE_WRAP(one);\n"
+	"DEFINE_WRAP(two);\n"
+	"#ifdef CONFIG_DEMO_ON\n"
+	"#define TRACE_EVENT_DEMO TRACE_EVENT\n"
+	"#else\n"
+	"#define TRACE_EVENT_DEMO TRACE_EVENT_NOP\n"
+	"#endif\n"
+	"TRACE_EVENT_DEMO(gated, TP_PROTO(long v), TP_ARGS(v), , , );\n"
+	"#if IS_ENABLED(CONFIG_DEMO_MOD)\n"
+	"DECLARE_TRACE(modular, TP_PROTO(void *p, unsigned long len), TP_ARGS(p, len));\n"
+	"#endif\n"
+	"#ifndef CONFIG_DEMO_ON\n"
+	"DECLARE_TRACE(without_demo, TP_PROTO(void), TP_ARGS());\n"
+	"#endif\n"
+	"#define BPF_LIKE(template, call, proto, args) DEFINE_EVENT(template, call, PARAMS(proto), PARAMS(args))\n"
+	"BPF_LIKE(cls, nested_params, TP_PROTO(int *err), TP_ARGS(err));\n"
+	"#endif\n";
+
+static const struct tp_event *find_event(const struct tp_events *ev, const char *name)
+{
+	for (int i = 0; i < ev->n; i++)
+		if (!strcmp(ev->ev[i].name, name))
+			return &ev->ev[i];
+	return NULL;
+}
+
+static struct kconfig *config_file(const char *text)
+{
+	char path[] = "/tmp/test_kprobes_configXXXXXX";
+	int fd = mkstemp(path);
+	struct kconfig *k;
+
+	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+		return NULL;
+	close(fd);
+	k = kconfig_read(path);
+	unlink(path);
+	return k;
+}
+
+TEST(trace_header)
+{
+	struct tp_events ev = { 0 };
+	const struct tp_event *e;
+
+	tphdr_scan(sched_like, "trace/events/demo.h", "file_name",
+		   config_file("CONFIG_DEMO_ON=y\nCONFIG_DEMO_MOD=m\n"), &ev);
+	e = find_event(&ev, "plain");
+	CHECK(e && !strcmp(e->system, "demo") && !strcmp(e->proto, "struct task_struct *p, int n"));
+	CHECK(e && e->nparams == 2 && !strcmp(e->header->path, "trace/events/demo.h"));
+	CHECK(e && strstr(e->header->forward, "struct task_struct;") != NULL);
+	CHECK(find_event(&ev, "from_class") && !find_event(&ev, "cls"));
+	CHECK(find_event(&ev, "demo_one") && find_event(&ev, "demo_two"));
+	CHECK(find_event(&ev, "gated") != NULL);
+	e = find_event(&ev, "modular");
+	CHECK(e && !strcmp(e->proto, "void *p, unsigned long len"));
+	CHECK(!find_event(&ev, "without_demo"));
+	e = find_event(&ev, "nested_params");
+	CHECK(e && !strcmp(e->proto, "int *err"));
+	CHECK(!find_event(&ev, "in_comment"));
+	CHECK_INT(ev.n, 7);
+}
+
+TEST(trace_header_config_off)
+{
+	struct tp_events ev = { 0 };
+	const struct tp_event *e;
+
+	tphdr_scan(sched_like, "trace/events/demo.h", "file_name", config_file("CONFIG_OTHER=y\n"),
+		   &ev);
+	CHECK(!find_event(&ev, "gated") && !find_event(&ev, "modular"));
+	e = find_event(&ev, "without_demo");
+	CHECK(e && e->nparams == 0);
+	/* unknown configuration: both sides of a condition count */
+	ev = (struct tp_events){ 0 };
+	tphdr_scan(sched_like, "trace/events/demo.h", "file_name", NULL, &ev);
+	CHECK(find_event(&ev, "modular") && find_event(&ev, "without_demo"));
+}
+
+TEST(trace_header_private)
+{
+	struct tp_events ev = { 0 };
+
+	tphdr_scan("#define TRACE_SYSTEM br\n#include \"../../../net/bridge/br_private.h\"\n"
+		   "TRACE_EVENT(br_x, TP_PROTO(struct net_bridge *br), TP_ARGS(br), , , );\n",
+		   "trace/events/bridge.h", "bridge", NULL, &ev);
+	CHECK(ev.n == 1 && ev.ev[0].header->private);
+}
+
+int main(void)
+{
+	unit_prog = "test_kprobes";
+	RUN(kallsyms_lookup);
+	RUN(kallsyms_unprobeable);
+	RUN(params);
+	RUN(params_odd_shapes);
+	RUN(trace_header);
+	RUN(trace_header_config_off);
+	RUN(trace_header_private);
+	return unit_done();
+}
