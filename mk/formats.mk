@@ -34,3 +34,20 @@ UNIT_TESTS += test_fmt_writers
 test_fmt_writers_SRCS := testsuite/unit/test_fmt_writers.c testsuite/unit/test_fmt_lib.c $(FMT_ALL_SRCS)
 test_fmt_writers_LIBS := $(FMT_LIBS)
 $(B)/unit/test_fmt_writers: $(FMT_HDRS) $(wildcard translator/elf/*.h runtime/unwind/sym*.h)
+
+# --- tools --------------------------------------------------------------------
+
+ALL_EXTRA += $(B)/fmt-ptrace $(B)/fmt-dump
+$(B)/fmt-ptrace: bench/formats/fmt_ptrace.c $(FMT_ALL_SRCS) $(FMT_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_UTAP) -o $@ bench/formats/fmt_ptrace.c $(FMT_ALL_SRCS) $(FMT_LIBS)
+
+$(B)/fmt-dump: bench/formats/fmt_dump.c $(FMT_READ_SRCS) $(FMT_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_UTAP) -o $@ bench/formats/fmt_dump.c $(FMT_READ_SRCS)
+
+# host-side end to end: build/fmt-ptrace against qemu-user and valgrind
+UNIT_TESTS += test_fmt_e2e
+test_fmt_e2e_SRCS := testsuite/unit/test_fmt_e2e.c testsuite/unit/test_fmt_lib.c $(FMT_READ_SRCS)
+test_fmt_e2e_CFLAGS := -DFMT_BUILD_DIR='"$(abspath $(B))"' -DFMT_SRC_DIR='"$(abspath .)"'
+$(B)/unit/test_fmt_e2e: $(FMT_HDRS) $(B)/fmt-ptrace $(B)/progs/fmt_work

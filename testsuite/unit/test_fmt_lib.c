@@ -339,3 +339,138 @@ int run_cmd(const char *cmd, char **out)
 	st = pclose(p);
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
+
+/* one subposition: absolute (decimal or 0x), +N, -N or * against LAST */
+static bool subpos(const char **p, uint64_t last, uint64_t *v)
+{
+	const char *s = *p;
+	char *end;
+	uint64_t x;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (*s == '*') {
+		*v = last;
+		*p = s + 1;
+		return true;
+	}
+	if (*s == '+' || *s == '-') {
+		x = strtoull(s + 1, &end, 0);
+		if (end == s + 1)
+			return false;
+		*v = *s == '+' ? last + x : last - x;
+	} else {
+		x = strtoull(s, &end, 0);
+		if (end == s)
+			return false;
+		*v = x;
+	}
+	*p = end;
+	return true;
+}
+
+static int by_addr(const void *a, const void *b)
+{
+	const struct cg_cost *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+struct cg_cost *cg_parse(const char *text, const char *obj, size_t *n, uint64_t *total)
+{
+	char *names[4096] = { 0 };	/* ob ids */
+	struct cg_cost *c = NULL;
+	size_t nc = 0, cap = 0;
+	uint64_t last_a = 0, last_l = 0;
+	bool in_obj = false, skip_cost = false;
+	const char *p = text;
+
+	*total = 0;
+	while (*p) {
+		const char *eol = strchr(p, '\n');
+		size_t len = eol ? (size_t)(eol - p) : strlen(p);
+		char line[4096];
+
+		if (len >= sizeof(line))
+			goto bad;
+		memcpy(line, p, len);
+		line[len] = 0;
+		p += len + (eol != NULL);
+		if (!strncmp(line, "ob=", 3)) {
+			const char *name = line + 3;
+			long id = -1;
+
+			if (name[0] == '(') {
+				id = strtol(name + 1, (char **)&name, 10);
+				if (id < 0 || id >= 4096 || *name != ')')
+					goto bad;
+				name++;
+				while (*name == ' ')
+					name++;
+				if (*name) {
+					free(names[id]);
+					names[id] = strdup(name);
+				}
+				name = names[id] ? names[id] : "";
+			}
+			in_obj = !strcmp(name, obj);
+		} else if (!strncmp(line, "calls=", 6)) {
+			skip_cost = true;	/* the next cost line is inclusive */
+		} else if ((line[0] >= '0' && line[0] <= '9') || line[0] == '+' || line[0] == '-' ||
+			   line[0] == '*') {
+			const char *q = line;
+			uint64_t a, l, ir = 0;
+			char *end;
+
+			if (!subpos(&q, last_a, &a) || !subpos(&q, last_l, &l))
+				goto bad;
+			last_a = a;
+			last_l = l;
+			while (*q == ' ')
+				q++;
+			if (*q) {
+				ir = strtoull(q, &end, 10);
+				if (end == q)
+					goto bad;
+			}
+			if (skip_cost) {
+				skip_cost = false;
+				continue;
+			}
+			*total += ir;
+			if (!in_obj || !ir)
+				continue;
+			if (nc == cap) {
+				cap = cap ? 2 * cap : 256;
+				c = realloc(c, cap * sizeof(*c));
+				if (!c)
+					exit(2);
+			}
+			c[nc++] = (struct cg_cost){ a, ir };
+		}
+		/* headers, fl= fi= fe= fn= cob= cfi= cfn= jump= jcnd= totals: need nothing */
+	}
+	qsort(c, nc, sizeof(*c), by_addr);
+	{
+		size_t k = 0;
+
+		for (size_t i = 0; i < nc; i++) {
+			if (k && c[k - 1].addr == c[i].addr)
+				c[k - 1].ir += c[i].ir;
+			else
+				c[k++] = c[i];
+		}
+		nc = k;
+	}
+	for (int i = 0; i < 4096; i++)
+		free(names[i]);
+	*n = nc;
+	if (!c)
+		c = malloc(1);
+	return c;
+bad:
+	for (int i = 0; i < 4096; i++)
+		free(names[i]);
+	free(c);
+	return NULL;
+}

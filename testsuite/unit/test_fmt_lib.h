@@ -69,3 +69,18 @@ int run_cmd(const char *cmd, char **out);
 char *path_in(const char *dir, const char *name);
 
 #endif /* UTAP_TEST_FMT_LIB_H */
+
+/* Self cost (Ir) per instruction of one object in a callgrind file. */
+struct cg_cost {
+	uint64_t addr;
+	uint64_t ir;
+};
+
+/*
+ * Parse callgrind TEXT (name compression, relative subpositions, calls=,
+ * jump=, jcnd= as callgrind itself writes them) and sum the self cost of
+ * every instruction of object OBJ. Returns the entries sorted by address
+ * (malloc'ed, *n of them) and the file's total self cost in *total; NULL
+ * on a line it cannot read.
+ */
+struct cg_cost *cg_parse(const char *text, const char *obj, size_t *n, uint64_t *total);

@@ -17,11 +17,16 @@
  *                    conditional branches of one line in address order.
  *
  * Files without line information (no .debug_line, stripped, no separate
- * debuginfo) do not appear. Records are sorted by source path.
+ * debuginfo) do not appear. A relative source path (a compiler run on a
+ * relative file name) is made absolute with the compilation directory of
+ * the module's first unit, so genhtml finds the file from anywhere.
+ * Records are sorted by source path.
  */
 #include "formats/tout_int.h"
 #include "arch/x86_64/insn.h"
 
+#include <elfutils/libdw.h>
+#include <dwarf.h>
 #include <gelf.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -62,24 +67,60 @@ struct lc {
 	struct ktab blocks;	/* file, line -> next block id (in blockv) */
 	uint32_t *blockv;
 	size_t nblockv, capblockv;
+	char *comp_dir;		/* of the module being read */
 };
 
-static struct lfile *file_of(struct lc *c, const char *path)
+/* DW_AT_comp_dir of the first unit of the module's DWARF, or NULL (malloc'ed). */
+static char *comp_dir(struct tmod *m)
 {
-	uint64_t k[4] = { tout_str_hash(path), 0, 1, 0 };
+	Elf *e = m->di.separate.elf ? m->di.separate.elf : m->di.file.elf;
+	Dwarf *dw = e ? dwarf_begin_elf(e, DWARF_C_READ, NULL) : NULL;
+	Dwarf_Off next;
+	size_t hsize;
+	Dwarf_Die cu;
+	Dwarf_Attribute at;
+	const char *dir = NULL;
+	char *r = NULL;
+
+	if (dw && !dwarf_nextcu(dw, 0, &next, &hsize, NULL, NULL, NULL) &&
+	    dwarf_offdie(dw, hsize, &cu))
+		dir = dwarf_formstring(dwarf_attr(&cu, DW_AT_comp_dir, &at));
+	if (dir && dir[0] == '/')
+		r = strdup(dir);
+	if (dw)
+		dwarf_end(dw);
+	return r;
+}
+
+static struct lfile *file_of(struct lc *c, const char *name)
+{
+	char *abs = NULL;
+	const char *path = name;
+	uint64_t k[4];
+
+	if (name[0] != '/' && c->comp_dir && asprintf(&abs, "%s/%s", c->comp_dir, name) > 0)
+		path = abs;
+	k[0] = tout_str_hash(path);
+	k[1] = 0;
+	k[2] = 1;
+	k[3] = 0;
 
 	for (;; k[1]++) {
 		int64_t i = ktab_get(&c->file_idx, k, false, 0);
 
 		if (i < 0)
 			break;
-		if (!strcmp(c->files[i].path, path))
+		if (!strcmp(c->files[i].path, path)) {
+			free(abs);
 			return &c->files[i];
+		}
 	}
-	if (!grow((void **)&c->files, &c->capfiles, c->nfiles + 1, sizeof(*c->files)))
+	if (!grow((void **)&c->files, &c->capfiles, c->nfiles + 1, sizeof(*c->files))) {
+		free(abs);
 		return NULL;
+	}
 	memset(&c->files[c->nfiles], 0, sizeof(*c->files));
-	c->files[c->nfiles].path = strdup(path);
+	c->files[c->nfiles].path = abs ? abs : strdup(path);
 	if (!c->files[c->nfiles].path || ktab_get(&c->file_idx, k, true, (uint32_t)c->nfiles) < 0)
 		return NULL;
 	return &c->files[c->nfiles++];
@@ -372,8 +413,11 @@ int lcov_write(struct tout *t, FILE *f)
 		tmod_load(t, m);
 		if (!m->has_lines)
 			continue;
+		c.comp_dir = comp_dir(m);
 		module_lines(&c, (int32_t)i);
 		module_functions(&c, (int32_t)i);
+		free(c.comp_dir);
+		c.comp_dir = NULL;
 	}
 	qsort(c.files, c.nfiles, sizeof(*c.files), by_path);
 	for (size_t i = 0; i < c.nfiles; i++)
