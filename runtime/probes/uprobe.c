@@ -24,6 +24,7 @@
 #include <linux/path.h>
 
 #include "probes/target.c"
+#include "probes/uentry.c"
 
 struct utap_uprobe {
 	/* from the translator */
@@ -37,6 +38,9 @@ struct utap_uprobe {
 	const struct utap_probe *probe;
 	void (*handler)(struct utap_context *c);
 	const void *data;		/* the family's static data (SDT argument specs) */
+	/* a .return probe's values from the entry: computed there by capture() */
+	void (*capture)(struct pt_regs *regs, s64 *v, u64 *ok);
+	int ncapture;
 
 	/* run time */
 	struct uprobe_consumer uc;
@@ -48,22 +52,49 @@ struct utap_uprobe {
 	bool registered;
 };
 
-static void utap_uprobe_run(struct utap_uprobe *up, struct pt_regs *regs)
+/* What a uprobe handler's c->probe_data points to. */
+struct utap_uprobe_hit {
+	struct utap_uprobe *up;
+	struct utap_entry_rec *entry;	/* a .return probe's entry values, or NULL */
+};
+
+/* Is the hit in a process this probe is about? */
+static bool utap_uprobe_wanted(const struct utap_uprobe *up)
 {
+	if (up->pid && task_tgid_nr(current) != up->pid)
+		return false;
+	return !up->target_tree || utap_in_target_tree(current);
+}
+
+static void utap_uprobe_run(struct utap_uprobe *up, struct pt_regs *regs,
+			    struct utap_entry_rec *entry)
+{
+	struct utap_uprobe_hit hit = { up, entry };
 	struct utap_context *c;
 
-	if (up->pid && task_tgid_nr(current) != up->pid)
-		return;
-	if (up->target_tree && !utap_in_target_tree(current))
-		return;
 	c = utap_context_enter(up->probe, UTAP_RUNNING);
 	if (!c)
 		return;
 	c->regs = regs;
 	c->user_mode = true;
-	c->probe_data = up;
+	c->probe_data = &hit;
 	up->handler(c);
 	utap_context_leave(c);
+}
+
+/* Entry values in a .return probe's handler (emitted code reads them). */
+static bool utap_entry_has(struct utap_context *c, int k)
+{
+	const struct utap_uprobe_hit *h = c->probe_data;
+
+	return h && h->entry && (h->entry->ok >> k) & 1;
+}
+
+static s64 utap_entry_value(struct utap_context *c, int k)
+{
+	const struct utap_uprobe_hit *h = c->probe_data;
+
+	return h && h->entry ? h->entry->v[k] : 0;
 }
 
 #ifdef UTAP_HAVE_UPROBE_HANDLER_DATA
@@ -74,7 +105,21 @@ static void utap_uprobe_run(struct utap_uprobe *up, struct pt_regs *regs)
 
 static int utap_uprobe_hit(struct uprobe_consumer *uc, struct pt_regs *regs UTAP_UPROBE_DATA_ARG)
 {
-	utap_uprobe_run(container_of(uc, struct utap_uprobe, uc), regs);
+	struct utap_uprobe *up = container_of(uc, struct utap_uprobe, uc);
+
+	if (utap_uprobe_wanted(up))
+		utap_uprobe_run(up, regs, NULL);
+	return 0;
+}
+
+/* The entry of a function whose .return probe reads entry values. */
+static int utap_uprobe_entry_hit(struct uprobe_consumer *uc,
+				 struct pt_regs *regs UTAP_UPROBE_DATA_ARG)
+{
+	struct utap_uprobe *up = container_of(uc, struct utap_uprobe, uc);
+
+	if (utap_uprobe_wanted(up))
+		utap_entry_push(up, regs, up->capture);
 	return 0;
 }
 
@@ -82,7 +127,15 @@ static int utap_uprobe_hit(struct uprobe_consumer *uc, struct pt_regs *regs UTAP
 static int utap_uretprobe_hit(struct uprobe_consumer *uc, unsigned long func,
 			      struct pt_regs *regs UTAP_UPROBE_DATA_ARG)
 {
-	utap_uprobe_run(container_of(uc, struct utap_uprobe, uc), regs);
+	struct utap_uprobe *up = container_of(uc, struct utap_uprobe, uc);
+	struct utap_entry_rec *entry;
+
+	if (!utap_uprobe_wanted(up))
+		return 0;
+	entry = up->capture ? utap_entry_pop(up, regs) : NULL;
+	utap_uprobe_run(up, regs, entry);
+	if (entry)
+		utap_entry_free(entry);
 	return 0;
 }
 
@@ -139,6 +192,8 @@ static int utap_uprobe_register_one(struct utap_uprobe *up)
 		up->uc.ret_handler = utap_uretprobe_hit;
 	else
 		up->uc.handler = utap_uprobe_hit;
+	if (up->is_return && up->capture)
+		up->uc.handler = utap_uprobe_entry_hit;
 	rc = utap_uprobe_attach(up);
 	if (rc) {
 		path_put(&up->kpath);
@@ -150,6 +205,14 @@ static int utap_uprobe_register_one(struct utap_uprobe *up)
 
 static int utap_uprobes_register(struct utap_uprobe *ups, int n)
 {
+	int nvals = 0;
+
+	for (int i = 0; i < n; i++)
+		nvals = max(nvals, ups[i].capture ? ups[i].ncapture : 0);
+	if (nvals && utap_entry_alloc(nvals)) {
+		utap_err("cannot allocate the records of entry values (%d per call)", nvals);
+		return -ENOMEM;
+	}
 	for (int i = 0; i < n; i++) {
 		int rc = utap_uprobe_register_one(&ups[i]);
 
@@ -185,6 +248,17 @@ static void utap_uprobes_unregister(struct utap_uprobe *ups, int n)
 			continue;
 		path_put(&ups[i].kpath);
 		ups[i].registered = false;
+	}
+	/* the table that needed the entry records frees them, once its uprobes are gone */
+	for (int i = 0; i < n; i++) {
+		if (!ups[i].capture)
+			continue;
+		if (atomic_read(&utap_entries.lost))
+			utap_warn("entry values of %d calls were not kept (UTAP_ENTRY_SLOTS %d)",
+				  atomic_read(&utap_entries.lost), UTAP_ENTRY_SLOTS);
+		atomic_set(&utap_entries.lost, 0);
+		utap_entry_release();
+		break;
 	}
 	(void)any;
 }

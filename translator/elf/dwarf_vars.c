@@ -780,9 +780,11 @@ struct tv_ctx {
 	struct dwarf_func *f;
 	uint64_t pc;
 	bool at_entry;
-	bool is_return;
+	bool is_return;		/* values come from the entry: captured there */
 	bool quiet;
-	struct node *n;
+	struct node *n;		/* gets the plan */
+	struct node *var;	/* the $name[->f][i] being read (n, or @entry's operand) */
+	struct entry_caps *caps;
 };
 
 static int tv_error(struct tv_ctx *t, const char *fmt, const char *a, const char *b)
@@ -824,33 +826,48 @@ static int resolve_return(struct tv_ctx *t)
 	return 0;
 }
 
+/* The plan of a value read at the probe, or, in a .return probe, captured at the entry. */
+static int set_value_plan(struct tv_ctx *t, const struct access *acc)
+{
+	const char *why;
+	int slot;
+
+	if (!t->is_return) {
+		uvar_set_long(t->n, acc);
+		return 0;
+	}
+	slot = entry_caps_add(t->caps, acc, &why);
+	if (slot < 0)
+		return tv_error(t, "'%s' cannot be taken at the function's entry: %s", t->var->name,
+				why);
+	uvar_set_entry(t->n, slot);
+	return 0;
+}
+
 static int resolve_named(struct tv_ctx *t, const char *name)
 {
+	struct node *v = t->var;
 	Dwarf_Die var;
 	struct walk w;
 
 	if (!t->f)
 		return tv_error(t, "target variable '%s' needs debuginfo (DWARF), and '%s' has none",
-				t->n->name, "the probed binary");
-	if (t->is_return)
-		return tv_error(t, "'%s' in a .return probe is only available as @entry(%s), "
-				"which utap does not support yet", t->n->name, t->n->name);
+				v->name, "the probed binary");
 	if (!find_var(&t->f->die, name, &var))
 		return tv_error(t, "no variable or parameter '%s' in function '%s'", name,
 				dwarf_diename(&t->f->die) ? dwarf_diename(&t->f->die) : "?");
 	if (!walk_start(&w, &t->f->die, &var, t->pc, t->at_entry))
-		return tv_error(t, "'%s' is not available: %s", t->n->name, w.err);
-	for (struct node *a = t->n->args; a; a = a->next) {
+		return tv_error(t, "'%s' is not available: %s", v->name, w.err);
+	for (struct node *a = v->args; a; a = a->next) {
 		bool ok = a->op && !strcmp(a->op, "->") ? walk_field(&w, a->str) :
 			  walk_index(&w, a);
 
 		if (!ok)
-			return tv_error(t, "'%s': %s", t->n->name, w.err);
+			return tv_error(t, "'%s': %s", v->name, w.err);
 	}
-	if (!walk_finish(&w, t->n->op && !strcmp(t->n->op, "&")))
-		return tv_error(t, "'%s' is %s", t->n->name, w.err);
-	uvar_set_long(t->n, &w.acc);
-	return 0;
+	if (!walk_finish(&w, v->op && !strcmp(v->op, "&")))
+		return tv_error(t, "'%s' is %s", v->name, w.err);
+	return set_value_plan(t, &w.acc);
 }
 
 /* A char pointer: printed as a quoted string by $$parms$. */
@@ -900,16 +917,23 @@ static int resolve_list(struct tv_ctx *t, const char *what, bool pretty)
 	if (!t->f)
 		return tv_error(t, "'%s' needs debuginfo (DWARF), and '%s' has none", t->n->name,
 				"the probed binary");
-	if (t->is_return)
-		return tv_error(t, "'%s' in a .return probe needs @entry values, which utap does "
-				"not support yet%s", t->n->name, "");
 	if (strcmp(what, "locals"))
 		n = func_vars(&t->f->die, DW_TAG_formal_parameter, vars, 128);
 	if (strcmp(what, "parms"))
 		n += func_vars(&t->f->die, DW_TAG_variable, vars + n, 128);
 	items = arena_alloc(sizeof(*items) * (n + 1));
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
+		const char *why;
+
 		list_item_for(t, &vars[i], pretty, &items[i]);
+		if (!t->is_return || items[i].literal)
+			continue;
+		/* a .return probe prints the values the function was called with */
+		items[i].entry_slot = entry_caps_add(t->caps, &items[i].acc, &why);
+		items[i].from_entry = items[i].entry_slot >= 0;
+		if (!items[i].from_entry)
+			items[i].literal = "?";
+	}
 	uvar_set_list(t->n, items, n);
 	return 0;
 }
@@ -926,17 +950,40 @@ static int resolve_return_list(struct tv_ctx *t)
 	return 0;
 }
 
+/* @entry($x): in a .return probe, the value $x had at the function's entry. */
+static int resolve_entry(struct tv_ctx *t)
+{
+	struct node *v = t->n->lhs;
+
+	if (!t->is_return)
+		return tv_error(t, "@entry is only available in .return probes%s%s", "", "");
+	if (!v || v->kind != N_TARGET || !strncmp(v->name, "$$", 2) || !strcmp(v->name, "$return"))
+		return tv_error(t, "@entry takes a target variable such as $x or $p->f%s%s", "", "");
+	t->var = v;
+	return resolve_named(t, v->name + 1);
+}
+
+/*
+ * In a .return probe (PC is the function's entry) every variable but
+ * $return is the value at the entry, as in stap: it is captured into
+ * CAPS when the function is called.
+ */
 int dwarf_target_var(struct session *s, struct derived_probe *d, struct dwarf_func *f,
-		     uint64_t pc, struct node *n, bool quiet)
+		     uint64_t pc, struct entry_caps *caps, struct node *n, bool quiet)
 {
 	struct tv_ctx t = { .f = f, .pc = pc, .at_entry = f && pc == f->entry,
-			    .is_return = (d->ctx & CTX_RETURN) != 0, .quiet = quiet, .n = n };
+			    .is_return = (d->ctx & CTX_RETURN) != 0, .quiet = quiet, .n = n,
+			    .var = n, .caps = caps };
 	const char *name = n->name;
+	struct entry_caps scratch = { 0 };
 
 	(void)s;
+	if (quiet)
+		t.caps = &scratch;	/* @defined() only asks: capture nothing */
+	if (n->kind == N_ENTRY)
+		return resolve_entry(&t);
 	if (n->kind != N_TARGET)
-		return tv_error(&t, "%s is not supported in process probes yet%s",
-				n->kind == N_ENTRY ? "@entry" : "@cast", "");
+		return tv_error(&t, "@cast is not supported in process probes yet%s%s", "", "");
 	if (!strcmp(name, "$return"))
 		return resolve_return(&t);
 	if (!strcmp(name, "$$return") || !strcmp(name, "$$return$"))

@@ -20,6 +20,7 @@
 
 #include "emit.h"
 #include "probes/process_bin.h"
+#include "probes/uvars.h"
 
 struct dwarf_func;
 
@@ -37,11 +38,12 @@ bool dwarf_func_in_file(struct ubinary *b, const char *name, uint64_t entry, con
 
 /*
  * Checks target variable N of derived probe D (a probe at link-time PC in
- * function F, which may be NULL) and records how to read it in N. With
- * QUIET nothing is reported. Returns 0 or -1.
+ * function F, which may be NULL) and records how to read it in N; a
+ * .return probe's values are captured at the entry into CAPS. With QUIET
+ * nothing is reported. Returns 0 or -1.
  */
 int dwarf_target_var(struct session *s, struct derived_probe *d, struct dwarf_func *f,
-		     uint64_t pc, struct node *n, bool quiet);
+		     uint64_t pc, struct entry_caps *caps, struct node *n, bool quiet);
 
 /* The value of a target variable dwarf_target_var() accepted. */
 struct val dwarf_emit_target_var(struct emitter *em, struct derived_probe *d, struct node *n);

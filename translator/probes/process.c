@@ -202,19 +202,36 @@ struct usite *usite_new(const struct probe_point *pp, const struct process_spec 
 	return u;
 }
 
+/* The capture functions of the table's .return probes that read entry values. */
+static void emit_captures(struct emitter *em, struct derived_probe **dps, int n,
+			  const char *name)
+{
+	for (int i = 0; i < n; i++) {
+		const struct usite *u = dps[i]->data;
+
+		if (u->caps.n)
+			uvar_emit_capture_fn(&em->glue, arena_printf("%s_capture_%d", name, i),
+					     &u->caps);
+	}
+}
+
 void uprobe_emit_table(struct emitter *em, struct derived_probe **dps, int n, const char *name)
 {
 	emit_include(em, "probes/uprobe.c");
+	emit_include(em, "probes/umemory.c");
+	emit_captures(em, dps, n, name);
 	sb_printf(&em->glue, "static struct utap_uprobe %s[%d] = {\n", name, n);
 	for (int i = 0; i < n; i++) {
 		const struct usite *u = dps[i]->data;
 
 		sb_printf(&em->glue, "\t{ .path = %s, .offset = 0x%" PRIx64 ", .ref_ctr_offset = 0x%"
 			  PRIx64 ", .pid = %" PRId64 ", .target_tree = %d, .is_return = %d, .optional = %d, "
-			  ".probe = &utap_probes[%d], .handler = utap_probe_%d, .data = %s },\n",
+			  ".probe = &utap_probes[%d], .handler = utap_probe_%d, .data = %s, "
+			  ".capture = %s, .ncapture = %d },\n",
 			  c_string_literal(u->bin->path, strlen(u->bin->path)), u->offset,
 			  u->sema_offset, u->pid, u->target_tree, u->is_return, u->optional, dps[i]->index,
-			  dps[i]->handler, u->data_c ? u->data_c : "NULL");
+			  dps[i]->handler, u->data_c ? u->data_c : "NULL",
+			  u->caps.n ? arena_printf("%s_capture_%d", name, i) : "NULL", u->caps.n);
 	}
 	sb_printf(&em->glue, "};\n\n");
 	sb_printf(&em->reg, "\t{\n\t\tint rc = utap_uprobes_register(%s, %d);\n\n"

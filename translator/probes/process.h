@@ -9,6 +9,7 @@
 
 #include "emit.h"
 #include "probes/process_bin.h"
+#include "probes/uvars.h"
 
 /* The binaries (and process) a leading process(...) component names. */
 struct process_spec {
@@ -54,6 +55,7 @@ struct usite {
 	const char *func;		/* .function: the symbol; NULL otherwise */
 	const char *data_c;		/* C expression for the entry's .data, or NULL */
 	void *family;			/* the family's own data (SDT note, DWARF function) */
+	struct entry_caps caps;		/* .return: values taken at the function's entry */
 };
 
 /*

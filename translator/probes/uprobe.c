@@ -187,10 +187,10 @@ static void uprobe_emit(struct emitter *em, struct derived_probe **dps, int n)
 static int uprobe_target_var(struct session *s, struct derived_probe *d, struct node *n,
 			     bool quiet)
 {
-	const struct usite *u = d->data;
+	struct usite *u = d->data;
 	const struct ufunc_probe *fp = u->family;
 
-	return dwarf_target_var(s, d, fp->dw, u->vaddr, n, quiet);
+	return dwarf_target_var(s, d, fp->dw, u->vaddr, &u->caps, n, quiet);
 }
 
 static struct val uprobe_emit_target_var(struct emitter *em, struct derived_probe *d,

@@ -6,11 +6,12 @@
 #include <inttypes.h>
 #include <string.h>
 
-enum plan_kind { PLAN_LONG, PLAN_LIST, PLAN_STRING };
+enum plan_kind { PLAN_LONG, PLAN_LIST, PLAN_STRING, PLAN_ENTRY };
 
 struct plan {
 	enum plan_kind kind;
 	struct access acc;	/* PLAN_LONG */
+	int slot;		/* PLAN_ENTRY */
 	struct list_item *items;	/* PLAN_LIST */
 	int nitems;
 	const char *str;	/* PLAN_STRING */
@@ -52,6 +53,35 @@ void uvar_set_string(struct node *n, const char *s)
 	new_plan(n, PLAN_STRING, TY_STRING)->str = s;
 }
 
+void uvar_set_entry(struct node *n, int slot)
+{
+	new_plan(n, PLAN_ENTRY, TY_LONG)->slot = slot;
+}
+
+#define MAX_ENTRY_CAPS 64	/* one bit each in the runtime's record */
+
+int entry_caps_add(struct entry_caps *ec, const struct access *acc, const char **why)
+{
+	for (int i = 0; i < acc->nsteps; i++)
+		if (acc->steps[i].op == STEP_INDEX) {
+			*why = "an index is a script expression, which cannot run at the entry";
+			return -1;
+		}
+	if (ec->n == MAX_ENTRY_CAPS) {
+		*why = "more than 64 values at the entry of one function";
+		return -1;
+	}
+	if (ec->n == ec->cap) {
+		struct access *v = arena_alloc(sizeof(*v) * (ec->cap * 2 + 4));
+
+		if (ec->n)
+			memcpy(v, ec->v, sizeof(*v) * ec->n);
+		ec->v = v;
+		ec->cap = ec->cap * 2 + 4;
+	}
+	ec->v[ec->n] = *acc;
+	return ec->n++;
+}
 static const char *conv_c(const struct scalar *sc, const char *x)
 {
 	static const char *const s[] = { NULL, "int8_t", "int16_t", NULL, "int32_t" };
@@ -105,6 +135,22 @@ static void emit_access(struct emitter *em, const struct access *acc, const char
 	}
 }
 
+/* T = the value captured in SLOT; OK (if given) says whether there is one, else an error. */
+static void emit_entry_read(struct emitter *em, int slot, const char *t, const char *ok,
+			    const struct node *n)
+{
+	const char *have = arena_printf("utap_entry_has(c, %d)", slot);
+
+	if (ok) {
+		emit_line(em, "%s = %s;", ok, have);
+	} else {
+		emit_line(em, "if (!%s)", have);
+		emit_line(em, "\tUTAP_ERROR(c, \"the value at the function's entry was not "
+			  "recorded\", %s, %s);", c_near(n), em->err_label);
+	}
+	emit_line(em, "%s = utap_entry_value(c, %d);", t, slot);
+}
+
 static void emit_item(struct emitter *em, const char *s, const struct list_item *it,
 		      const struct node *n)
 {
@@ -118,8 +164,12 @@ static void emit_item(struct emitter *em, const char *s, const struct list_item 
 	}
 	t = emit_new_long(em);
 	ok = emit_new_long(em);
-	emit_line(em, "%s = 1;", ok);
-	emit_access(em, &it->acc, t, n, ok);
+	if (it->from_entry) {
+		emit_entry_read(em, it->entry_slot, t, ok, n);
+	} else {
+		emit_line(em, "%s = 1;", ok);
+		emit_access(em, &it->acc, t, n, ok);
+	}
 	emit_line(em, "utap_parm_append(%s, %s, %s ? NULL : \"?\", %s, %d);", s, name, ok, t,
 		  it->is_string);
 }
@@ -140,6 +190,39 @@ struct val uvar_emit(struct emitter *em, struct node *n)
 		return (struct val){ .type = TY_STRING, .c = t, .str_temp = true };
 	}
 	t = emit_new_long(em);
-	emit_access(em, &p->acc, t, n, NULL);
+	if (p->kind == PLAN_ENTRY)
+		emit_entry_read(em, p->slot, t, NULL, n);
+	else
+		emit_access(em, &p->acc, t, n, NULL);
 	return (struct val){ .type = TY_LONG, .c = t };
+}
+
+/* One capture into v[i]: like emit_access, in the capture function's own C. */
+static void capture_one(struct strbuf *sb, const struct access *acc, int i)
+{
+	sb_printf(sb, "\tt = (int64_t)%s;\n", acc->base);
+	for (int k = 0; k < acc->nsteps; k++) {
+		const struct step *st = &acc->steps[k];
+
+		if (st->op == STEP_ADD)
+			sb_printf(sb, "\tt += %" PRId64 "LL;\n", st->k);
+		else if (st->op == STEP_LOAD)
+			sb_printf(sb, "\tif (utap_uread_int((u64)t, %d, %d, &t))\n\t\tgoto skip_%d;\n",
+				  st->sc.size, st->sc.is_signed, i);
+		else if (st->op == STEP_CONV)
+			sb_printf(sb, "\tt = %s;\n", conv_c(&st->sc, "t"));
+	}
+	sb_printf(sb, "\tv[%d] = t;\n\t*ok |= 1ULL << %d;\nskip_%d: __attribute__((unused));\n",
+		  i, i, i);
+}
+
+void uvar_emit_capture_fn(struct strbuf *sb, const char *name, const struct entry_caps *ec)
+{
+	sb_printf(sb, "static void %s(struct pt_regs *regs, s64 *v, u64 *ok)\n{\n", name);
+	/* the plans read registers as c->regs->..., as in a handler */
+	sb_printf(sb, "\tstruct { struct pt_regs *regs; } cc = { regs }, *c = &cc;\n");
+	sb_printf(sb, "\tint64_t t;\n\n\t*ok = 0;\n");
+	for (int i = 0; i < ec->n; i++)
+		capture_one(sb, &ec->v[i], i);
+	sb_printf(sb, "\t(void)c;\n}\n\n");
 }

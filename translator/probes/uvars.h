@@ -45,7 +45,28 @@ struct list_item {
 	const char *literal;	/* "{...}", "?" ...: printed instead of a value */
 	struct access acc;
 	bool is_string;		/* $$parms$: a char pointer printed as a quoted string */
+	bool from_entry;	/* the value was captured at the function's entry */
+	int entry_slot;
 };
+
+/*
+ * Values a .return probe reads as they were at the function's entry
+ * (@entry($x), and every $param there): computed by a capture function
+ * the entry uprobe runs, kept per call, handed to the return handler.
+ */
+struct entry_caps {
+	struct access *v;
+	int n, cap;
+};
+
+/* Adds ACC to the captures; its slot, or -1 with *why when it cannot be captured. */
+int entry_caps_add(struct entry_caps *ec, const struct access *acc, const char **why);
+
+/* n is the long captured in SLOT. */
+void uvar_set_entry(struct node *n, int slot);
+
+/* The C function NAME(regs, v, ok) that computes the captures of EC at the entry. */
+void uvar_emit_capture_fn(struct strbuf *sb, const char *name, const struct entry_caps *ec);
 
 /* n is a long computed by acc. */
 void uvar_set_long(struct node *n, const struct access *acc);
