@@ -128,6 +128,13 @@ static struct dwarf_file *dwarf_load(struct ubinary *b)
 	return df;
 }
 
+static int by_line_addr(const void *a, const void *b)
+{
+	const struct line_addr *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
 static const char *decl_where(Dwarf_Die *die)
 {
 	const char *file = dwarf_decl_file(die);
@@ -234,6 +241,77 @@ bool dwarf_func_in_file(struct ubinary *b, const char *name, uint64_t entry, con
 	if (!colon)
 		return true;
 	return dwarf_decl_line(&f->die, &line) == 0 && line == atoi(colon + 1);
+}
+
+static bool have_addr(const struct line_addr *v, int n, uint64_t a)
+{
+	for (int i = 0; i < n; i++)
+		if (v[i].addr == a)
+			return true;
+	return false;
+}
+
+/* Rows of one CU's line table at FILE:LINE that start a statement. */
+static int cu_line_addrs(Dwarf_Die *cu, const char *file_pat, int line, struct line_addr *out,
+			 int n, int max)
+{
+	Dwarf_Lines *lines;
+	size_t nlines;
+
+	if (dwarf_getsrclines(cu, &lines, &nlines))
+		return n;
+	for (size_t i = 0; i < nlines && n < max; i++) {
+		Dwarf_Line *l = dwarf_onesrcline(lines, i);
+		Dwarf_Addr addr;
+		const char *file;
+		bool stmt;
+		int lno;
+
+		if (!l || dwarf_lineno(l, &lno) || lno != line || dwarf_linebeginstatement(l, &stmt) ||
+		    !stmt || dwarf_lineaddr(l, &addr) || !(file = dwarf_linesrc(l, NULL, NULL)) ||
+		    !file_matches(file_pat, file) || have_addr(out, n, addr))
+			continue;
+		out[n++] = (struct line_addr){ .addr = addr, .file = file };
+	}
+	return n;
+}
+
+int dwarf_line_addrs(struct ubinary *b, const char *func_pat, const char *file_pat, int line,
+		     struct line_addr *out, int max)
+{
+	struct dwarf_file *df = dwarf_load(b);
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	int n = 0, kept = 0;
+
+	if (!df)
+		return -1;
+	while (dwarf_nextcu(df->dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+
+		if (dwarf_offdie(df->dw, off + hsize, &cu))
+			n = cu_line_addrs(&cu, file_pat, line, out, n, max);
+		off = next;
+	}
+	/* the first (lowest) address of the line in each function FUNC_PAT names */
+	qsort(out, n, sizeof(*out), by_line_addr);
+	for (int i = 0; i < n; i++) {
+		struct dwarf_func *f = dwarf_func_at(b, out[i].addr);
+		const char *name = f ? dwarf_diename(&f->die) : NULL;
+		bool dup = false;
+
+		if (!name || fnmatch(func_pat, name, 0))
+			continue;
+		for (int k = 0; k < kept; k++)
+			dup |= out[k].func == f->entry;
+		if (dup)
+			continue;
+		out[kept] = out[i];
+		out[kept].func = f->entry;
+		out[kept].func_name = arena_strdup(name);
+		kept++;
+	}
+	return kept;
 }
 
 /* ---- types ------------------------------------------------------------------- */

@@ -33,6 +33,21 @@ struct dwarf_func *dwarf_func_at(struct ubinary *b, uint64_t pc);
 /* "FILE:LINE" of its declaration as stap prints it in pp(), or NULL. */
 const char *dwarf_func_where(const struct dwarf_func *f);
 
+/* One address of a source line, for .statement("FUNC@FILE:LINE"). */
+struct line_addr {
+	uint64_t addr;
+	const char *file;	/* as the line table names it */
+	uint64_t func;		/* entry of the containing function */
+	const char *func_name;
+};
+
+/*
+ * The first address of FILE:LINE (FILE a glob, or a path tail) in each
+ * function FUNC_PAT (a glob) names, at most MAX; -1 without DWARF.
+ */
+int dwarf_line_addrs(struct ubinary *b, const char *func_pat, const char *file_pat, int line,
+		     struct line_addr *out, int max);
+
 /* For .function("NAME@SPEC"): SPEC is "FILE", "FILE:LINE" (globs in FILE allowed). */
 bool dwarf_func_in_file(struct ubinary *b, const char *name, uint64_t entry, const char *spec);
 

@@ -14,6 +14,7 @@
 
 #include <fnmatch.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 static bool uprobe_match(const struct probe_point *pp)
@@ -85,18 +86,68 @@ static int resolve_functions(struct session *s, struct probe_point *pp,
 	return total;
 }
 
+static int add_statement(struct probe_point *pp, struct derived_probe *proto,
+			 const struct process_spec *spec, struct ubinary *b, uint64_t addr,
+			 const char *where)
+{
+	struct ufunc_probe *fp = arena_alloc(sizeof(*fp));
+	struct derived_probe *d;
+	struct usite *u = usite_new(pp, spec, b, addr);
+
+	if (!u)
+		return -1;
+	fp->dw = dwarf_func_at(b, addr);
+	u->family = fp;
+	d = new_derived(proto, arena_printf("%s.statement(%s)", process_pp_prefix(b, spec->pid),
+					    where));
+	d->data = u;
+	d->ctx = CTX_USER_REGS | CTX_TASK;
+	return 1;
+}
+
+/* .statement("FUNC@FILE:LINE"): the line's first address in each matching function. */
+static int resolve_line(struct probe_point *pp, struct derived_probe *proto,
+			const struct process_spec *spec, struct ubinary *b, const char *text)
+{
+	const char *at = strchr(text, '@'), *colon = strrchr(text, ':');
+	struct line_addr found[64];
+	int n, total = 0;
+
+	if (!at || !colon || colon < at || atoi(colon + 1) <= 0) {
+		error_at(pp->loc, ".statement(\"%s\"): expected \"FUNCTION@FILE:LINE\"", text);
+		return -1;
+	}
+	n = dwarf_line_addrs(b, arena_strndup(text, (size_t)(at - text)),
+			     arena_strndup(at + 1, (size_t)(colon - at - 1)), atoi(colon + 1),
+			     found, (int)ARRAY_LEN(found));
+	if (n < 0) {
+		if (pp->optional)
+			return 0;
+		error_at(pp->loc, ".statement(\"%s\") needs DWARF line tables, and '%s' has none",
+			 text, b->path);
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		const char *where = arena_printf("\"%s@%s:%d\"", found[i].func_name, found[i].file,
+						 atoi(colon + 1));
+
+		if (add_statement(pp, proto, spec, b, found[i].addr, where) < 0)
+			return -1;
+		total++;
+	}
+	return total;
+}
+
 static int resolve_statement(struct probe_point *pp, struct derived_probe *proto,
 			     const struct process_spec *spec, struct ubinary *b,
 			     const struct pp_component *c)
 {
-	struct ufunc_probe *fp = arena_alloc(sizeof(*fp));
-	struct derived_probe *d;
-	struct usite *u;
 	int64_t addr;
 
+	if (pp_component_arg_str(c))
+		return resolve_line(pp, proto, spec, b, pp_component_arg_str(c));
 	if (!pp_component_arg_num(c, &addr)) {
-		error_at(pp->loc, "process(...).statement takes an address; "
-			 "statement(\"FUNC@FILE:LINE\") is not supported yet");
+		error_at(pp->loc, ".statement takes an address or \"FUNCTION@FILE:LINE\"");
 		return -1;
 	}
 	if (!ubin_is_code(b, (uint64_t)addr)) {
@@ -106,16 +157,8 @@ static int resolve_statement(struct probe_point *pp, struct derived_probe *proto
 			 (uint64_t)addr, b->path);
 		return -1;
 	}
-	u = usite_new(pp, spec, b, (uint64_t)addr);
-	if (!u)
-		return -1;
-	fp->dw = dwarf_func_at(b, (uint64_t)addr);
-	u->family = fp;
-	d = new_derived(proto, arena_printf("%s.statement(0x%" PRIx64 ")",
-					    process_pp_prefix(b, spec->pid), (uint64_t)addr));
-	d->data = u;
-	d->ctx = CTX_USER_REGS | CTX_TASK;
-	return 1;
+	return add_statement(pp, proto, spec, b, (uint64_t)addr,
+			     arena_printf("0x%" PRIx64, (uint64_t)addr));
 }
 
 /* .function("F"), .function("F").call or .function("F").return; *is_return says which. */
@@ -156,7 +199,10 @@ static int uprobe_resolve(struct session *s, struct probe_point *pp,
 				return -1;
 			total += rc;
 		}
-		return total;
+		if (total || !pp_component_arg_str(kind))
+			return total;
+		return process_report_missing(pp, &spec, "statement", pp_component_arg_str(kind),
+					      " (no such line in a matching function)");
 	}
 	if (!name) {
 		error_at(pp->loc, ".function takes a function name string");
