@@ -77,6 +77,7 @@ static void utap_uprobe_run(struct utap_uprobe *up, struct pt_regs *regs,
 		return;
 	c->regs = regs;
 	c->user_mode = true;
+	c->pc_is_ra = up->is_return;
 	c->probe_data = &hit;
 	up->handler(c);
 	utap_context_leave(c);
@@ -181,12 +182,8 @@ static int utap_uprobe_lookup(struct utap_uprobe *up)
 	return 0;
 }
 
-static int utap_uprobe_register_one(struct utap_uprobe *up)
+static void utap_uprobe_set_handlers(struct utap_uprobe *up)
 {
-	int rc = utap_uprobe_lookup(up);
-
-	if (rc)
-		return rc;
 	memset(&up->uc, 0, sizeof(up->uc));
 	if (up->is_return)
 		up->uc.ret_handler = utap_uretprobe_hit;
@@ -194,10 +191,31 @@ static int utap_uprobe_register_one(struct utap_uprobe *up)
 		up->uc.handler = utap_uprobe_hit;
 	if (up->is_return && up->capture)
 		up->uc.handler = utap_uprobe_entry_hit;
+}
+
+/*
+ * A file the translator read but the running system lacks is an error. The
+ * kernel refusing one probe (an instruction uprobes cannot step, say) is
+ * a warning, as in stap: a wildcard's other probes still run.
+ */
+static int utap_uprobe_register_one(struct utap_uprobe *up)
+{
+	int rc = utap_uprobe_lookup(up);
+
+	if (rc) {
+		if (!up->optional)
+			utap_err("probe %s: cannot find '%s' (rc %d)", up->probe->pp, up->path, rc);
+		return up->optional ? 0 : rc;
+	}
+	utap_uprobe_set_handlers(up);
 	rc = utap_uprobe_attach(up);
 	if (rc) {
 		path_put(&up->kpath);
-		return rc;
+		if (!up->optional)
+			utap_warn("probe %s registration error (rc %d): no uprobe at offset 0x%llx "
+				  "of %s", up->probe->pp, rc, (unsigned long long)up->offset,
+				  up->path);
+		return 0;
 	}
 	up->registered = true;
 	return 0;
@@ -216,14 +234,8 @@ static int utap_uprobes_register(struct utap_uprobe *ups, int n)
 	for (int i = 0; i < n; i++) {
 		int rc = utap_uprobe_register_one(&ups[i]);
 
-		if (rc && ups[i].optional)
-			continue;
-		if (rc) {
-			utap_err("probe %s registration error (rc %d): cannot place a uprobe in "
-				 "%s at offset 0x%llx", ups[i].probe->pp, rc, ups[i].path,
-				 (unsigned long long)ups[i].offset);
+		if (rc)
 			return rc;
-		}
 	}
 	return 0;
 }
