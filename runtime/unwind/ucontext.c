@@ -309,7 +309,7 @@ struct utap_uwalk {
 	bool have_last;
 };
 
-static int utap_uread(void *ctx, u64 addr, void *dst, u32 len)
+static int utap_uw_read(void *ctx, u64 addr, void *dst, u32 len)
 {
 	return copy_from_user_nofault(dst, (const void __user *)(unsigned long)addr, len) ?
 	       -EFAULT : 0;
@@ -383,7 +383,7 @@ static struct utap_ustack *utap_ustack_get(struct utap_context *c)
 	struct uw_regs regs;
 	struct utap_uwalk w = { 0 };
 	struct uw_walk_ops ops = {
-		.read = utap_uread,
+		.read = utap_uw_read,
 		.find = utap_ufind,
 		.fixup_ra = utap_ufixup_ra,
 		.ctx = &w,
