@@ -68,7 +68,7 @@ FUZZ_BINS := $(addprefix $(B)/fuzz/,$(FUZZERS))
 # Debian packages: one idempotent step for build, demo and tests.
 DEB_PKGS := build-essential gcc g++ make bc libelf-dev libdw-dev liblzma-dev zlib1g-dev \
 	linux-image-amd64 linux-headers-amd64 linux-headers-cloud-amd64 linux-headers-rt-amd64 \
-	qemu-system-x86 util-linux kmod \
+	qemu-system-x86 util-linux kmod libc6-dbg \
 	clang libclang-rt-14-dev llvm libcapstone-dev qemu-user valgrind lcov gdb strace
 
 deps:
