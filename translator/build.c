@@ -289,8 +289,12 @@ static int run_recipe(struct session *s, const char *log)
 		const char *order = arena_printf("%s/%s.ko\n", s->tmpdir, s->modname);
 		const char *mod = arena_printf("%s/%s.o\n", s->tmpdir, s->modname);
 
+		/* modpost reads the object's .cmd file for symbol CRCs; ours exports none */
+		const char *cmd = arena_printf("cmd_%s/%s.o := utap recipe\n", s->tmpdir, s->modname);
+
 		write_file(arena_printf("%s/modules.order", s->tmpdir), order, strlen(order));
 		write_file(arena_printf("%s/%s.mod", s->tmpdir, s->modname), mod, strlen(mod));
+		write_file(arena_printf("%s/.%s.o.cmd", s->tmpdir, s->modname), cmd, strlen(cmd));
 	}
 	sb_printf(&sh, "cd '%s' && set -e\n%s", s->kbuild, recipe);
 	argv[0] = "/bin/sh";
