@@ -86,7 +86,11 @@ ONLY ?=
 check: deps
 	@$(MAKE) --no-print-directory all $(UNIT_BINS) $(FUZZ_BINS) testsuite-progs
 	@$(B)/testrunner --utap $(B)/utap --unit "$(UNIT_BINS)" --fuzz "$(FUZZ_BINS)" \
-		--fuzz-seconds $(FUZZ_SECONDS) --vm-dir testsuite/vm $(if $(ONLY),--only '$(ONLY)')
+		--fuzz-seconds $(FUZZ_SECONDS) --vm-dir testsuite/vm $(if $(ONLY),--only '$(ONLY)') \
+		--scripts "$(CHECK_SCRIPTS)"
+
+# Test scripts that print their own ok/FAIL lines (the --vm machinery's own checks)
+CHECK_SCRIPTS := testsuite/vm-infra/run.sh
 
 # Only the guest tests (ONLY=glob selects some), or only the user-space ones.
 check-vm: all testsuite-progs

@@ -187,6 +187,29 @@ static void run_unit(const char *bin)
 	free(cmd);
 }
 
+/* A test script that prints "ok NAME" / "FAIL NAME: why" lines itself. */
+static void run_script(const char *script)
+{
+	char *out = NULL, *cmd = xasprintf("%s %s/%s", script, srcdir, utap);
+	int rc = run_capture(cmd, &out, false), n = 0;
+
+	for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
+		if (!strncmp(line, "ok ", 3)) {
+			passed++;
+			n++;
+			printf("%s\n", line);
+		} else if (!strncmp(line, "FAIL ", 5)) {
+			failed++;
+			n++;
+			printf("%s\n", line);
+		}
+	}
+	if (rc != 0 && !n)
+		result(false, script, "exited with status %d and reported nothing", rc);
+	free(out);
+	free(cmd);
+}
+
 static void run_fuzzer(const char *bin, int seconds)
 {
 	const char *name = strrchr(bin, '/') ? strrchr(bin, '/') + 1 : bin;
@@ -734,7 +757,7 @@ static void run_vm_tests(const char *vmdir, const char *only, int jobs)
 
 int main(int argc, char **argv)
 {
-	const char *unit = NULL, *fuzz = NULL, *vmdir = NULL, *only = NULL;
+	const char *unit = NULL, *fuzz = NULL, *vmdir = NULL, *only = NULL, *scripts = NULL;
 	int fuzz_seconds = 10;
 	char cwd[4096];
 
@@ -751,11 +774,13 @@ int main(int argc, char **argv)
 			vmdir = argv[++i];
 		else if (!strcmp(argv[i], "--only") && i + 1 < argc)
 			only = argv[++i];
+		else if (!strcmp(argv[i], "--scripts") && i + 1 < argc)
+			scripts = argv[++i];
 		else if (!strcmp(argv[i], "-v"))
 			verbose = 1;
 		else {
 			fprintf(stderr, "usage: testrunner --utap PATH [--unit BINS] [--fuzz BINS] "
-				"[--fuzz-seconds N] [--vm-dir DIR] [--only GLOB] [-v]\n");
+				"[--fuzz-seconds N] [--vm-dir DIR] [--only GLOB] [--scripts \"S...\"] [-v]\n");
 			return 2;
 		}
 	}
@@ -777,6 +802,12 @@ int main(int argc, char **argv)
 	}
 	if (vmdir)
 		run_vm_tests(vmdir, only, 2);
+	if (scripts) {
+		char *sc = xstrdup(scripts);
+
+		for (char *b = strtok(sc, " "); b; b = strtok(NULL, " "))
+			run_script(b);
+	}
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }
