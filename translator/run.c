@@ -260,11 +260,14 @@ static int write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
+/*
+ * Stream STREAM (a thread id for the trace formats) goes to its own file:
+ * PATH.STREAM for itrace_output's PATH, else FILE.STREAM with -o FILE, else
+ * the script's output. The trace sink keeps the table of open files.
+ */
 static int output_stream_fd(struct runner *r, unsigned int stream)
 {
-	/* per-stream files (FILE.ID) arrive with the trace formats; until then one output */
-	(void)stream;
-	return r->out_fd;
+	return trace_sink_stream_fd(stream, r->out_fd);
 }
 
 /* Reads whatever is pending; returns the number of records, or -1 on error. */
@@ -308,6 +311,8 @@ static int drain(struct runner *r)
 				/* text requests: tables for the table service, the rest for the trace sink */
 				if (w->len > 7 && !memcmp(payload, "tables ", 7))
 					tables_event(r->tables_fd, payload, w->len);
+				else
+					trace_sink_event(payload, w->len);
 				break;
 			default:
 				break;

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * fmtsteps.h - embedded C of the trace format guest tests: the 18 steps of
+ * the program fmtprog.sh assembles (from _start to its exit syscall), sent
+ * the two ways a stepping engine can send them:
+ *
+ *   utap_t_stream(tid, next_ips)   through the module's streaming encoder
+ *                                  (runtime/formats/output.c): qtrace or
+ *                                  lackey bytes as UTAP_REC_STREAM records
+ *   utap_t_raw(path, tid, pid)     as UTAP_REC_TRACE records (a map of PATH,
+ *                                  thread on, the steps, thread off) for the
+ *                                  runner's writers
+ *   utap_t_flood(tid, n)           N steps (the run over and over) through
+ *                                  the encoder as fast as possible; returns
+ *                                  the steps the transport dropped
+ */
+#include "formats/output.c"
+
+static const struct {
+	u64 ip;
+	u8 len;
+	u8 bytes[5];
+	u16 flags;
+} utap_t_run[18] = {
+	{ 0x40100b, 5, { 0xbf, 0x03, 0x00, 0x00, 0x00 }, 0 },
+	{ 0x401010, 5, { 0xe8, 0xeb, 0xff, 0xff, 0xff }, UTAP_STEP_BRANCH | UTAP_STEP_CALL },
+	{ 0x401000, 2, { 0x31, 0xc0 }, 0 },
+	{ 0x401002, 3, { 0x48, 0x01, 0xf8 }, 0 },
+	{ 0x401005, 3, { 0x48, 0xff, 0xcf }, 0 },
+	{ 0x401008, 2, { 0x75, 0xf8 }, UTAP_STEP_BRANCH | UTAP_STEP_COND },
+	{ 0x401002, 3, { 0x48, 0x01, 0xf8 }, 0 },
+	{ 0x401005, 3, { 0x48, 0xff, 0xcf }, 0 },
+	{ 0x401008, 2, { 0x75, 0xf8 }, UTAP_STEP_BRANCH | UTAP_STEP_COND },
+	{ 0x401002, 3, { 0x48, 0x01, 0xf8 }, 0 },
+	{ 0x401005, 3, { 0x48, 0xff, 0xcf }, 0 },
+	{ 0x401008, 2, { 0x75, 0xf8 }, UTAP_STEP_BRANCH | UTAP_STEP_COND },
+	{ 0x40100a, 1, { 0xc3 }, UTAP_STEP_BRANCH | UTAP_STEP_RET },
+	{ 0x401015, 3, { 0x48, 0x85, 0xc0 }, 0 },
+	{ 0x401018, 2, { 0x74, 0x03 }, UTAP_STEP_BRANCH | UTAP_STEP_COND },
+	{ 0x40101a, 3, { 0x48, 0x89, 0xc7 }, 0 },
+	{ 0x40101d, 5, { 0xb8, 0x3c, 0x00, 0x00, 0x00 }, 0 },
+	{ 0x401022, 2, { 0x0f, 0x05 }, 0 },
+};
+
+static void utap_t_step(struct utap_trace_step *s, int i, u32 tid, bool next_ips)
+{
+	memset(s, 0, sizeof(*s));
+	s->kind = UTAP_TRACE_STEP;
+	s->size = sizeof(*s);
+	s->tid = tid;
+	s->cpu = raw_smp_processor_id();
+	s->ip = utap_t_run[i].ip;
+	s->len = utap_t_run[i].len;
+	s->flags = utap_t_run[i].flags;
+	memcpy(s->bytes, utap_t_run[i].bytes, s->len);
+	if (next_ips && i + 1 < 18)
+		s->next_ip = utap_t_run[i + 1].ip;
+	if ((s->flags & UTAP_STEP_BRANCH) && i + 1 < 18 &&
+	    utap_t_run[i + 1].ip != s->ip + s->len)
+		s->flags |= UTAP_STEP_TAKEN;
+	s->time_ns = ktime_get_ns();
+}
+
+static struct utap_fmt_thread utap_t_thread;
+
+static u32 utap_t_stream(u32 tid, bool next_ips)
+{
+	struct utap_trace_step s;
+	u32 lost = 0;
+	int i;
+
+	utap_fmt_thread_init(&utap_t_thread, tid);
+	for (i = 0; i < 18; i++) {
+		utap_t_step(&s, i, tid, next_ips);
+		lost += utap_fmt_thread_step(&utap_t_thread, &s);
+	}
+	return lost + utap_fmt_thread_flush(&utap_t_thread, true);
+}
+
+static u64 utap_t_flood(u32 tid, u64 n)
+{
+	struct utap_trace_step s;
+	u64 lost = 0, k;
+
+	utap_fmt_thread_init(&utap_t_thread, tid);
+	for (k = 0; k < n; k++) {
+		utap_t_step(&s, (int)(k % 18), tid, false);
+		lost += utap_fmt_thread_step(&utap_t_thread, &s);
+	}
+	return lost + utap_fmt_thread_flush(&utap_t_thread, true);
+}
+
+static void utap_t_raw(const char *path, u32 tid, u32 pid)
+{
+	static u8 buf[2048];
+	struct utap_trace_map m = { .kind = UTAP_TRACE_MAP };
+	struct utap_trace_thread th = { .kind = UTAP_TRACE_THREAD, .size = sizeof(th) };
+	struct utap_trace_step s;
+	size_t len = strlen(path), n;
+	int i;
+
+	m.size = (sizeof(m) + len + 7) & ~(size_t)7;
+	m.pid = pid;
+	m.start = 0x401000;
+	m.end = 0x402000;
+	m.offset = 0x1000;
+	m.load_bias = 0;
+	m.path_len = len;
+	memset(buf, 0, sizeof(buf));
+	memcpy(buf, &m, sizeof(m));
+	memcpy(buf + sizeof(m), path, len);
+	n = m.size;
+	th.tid = tid;
+	th.pid = pid;
+	th.on = 1;
+	memcpy(buf + n, &th, sizeof(th));
+	n += sizeof(th);
+	utap_transport_write(UTAP_REC_TRACE, tid, buf, n, 0);
+	/* the steps in two records, as an engine batches them */
+	for (n = 0, i = 0; i < 18; i++) {
+		utap_t_step(&s, i, tid, false);
+		memcpy(buf + n, &s, sizeof(s));
+		n += sizeof(s);
+		if (i == 8 || i == 17) {
+			utap_transport_write(UTAP_REC_TRACE, tid, buf, n, 0);
+			n = 0;
+		}
+	}
+	th.on = 0;
+	utap_transport_write(UTAP_REC_TRACE, tid, &th, sizeof(th), 0);
+}
