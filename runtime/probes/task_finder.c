@@ -366,6 +366,9 @@ static void utap_tp_exit(void *data, struct task_struct *p)
 #ifndef UTAP_HAVE_SCHED_FORK_EXEC
 #error "unsupported sched_process_fork/sched_process_exec tracepoints"
 #endif
+#ifndef UTAP_HAVE_TASK_WORK_NOTIFY_MODE
+#error "process.begin needs task_work_add() with TWA_RESUME/TWA_SIGNAL (Linux 5.11+)"
+#endif
 
 struct utap_tp {
 	const char *name;
