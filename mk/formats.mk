@@ -51,3 +51,12 @@ UNIT_TESTS += test_fmt_e2e
 test_fmt_e2e_SRCS := testsuite/unit/test_fmt_e2e.c testsuite/unit/test_fmt_lib.c $(FMT_READ_SRCS)
 test_fmt_e2e_CFLAGS := -DFMT_BUILD_DIR='"$(abspath $(B))"' -DFMT_SRC_DIR='"$(abspath .)"'
 $(B)/unit/test_fmt_e2e: $(FMT_HDRS) $(B)/fmt-ptrace $(B)/progs/fmt_work
+
+# --- fuzzers ------------------------------------------------------------------
+
+FUZZERS += fuzz_fmt_read fuzz_fmt_stream fuzz_fmt_tout
+fuzz_fmt_read_SRCS := testsuite/fuzz/fuzz_fmt_read.c $(FMT_READ_SRCS)
+fuzz_fmt_stream_SRCS := testsuite/fuzz/fuzz_fmt_stream.c $(FMT_RT_SRCS) translator/formats/qtrace_read.c
+fuzz_fmt_tout_SRCS := testsuite/fuzz/fuzz_fmt_tout.c $(FMT_ALL_SRCS)
+fuzz_fmt_tout_LIBS := $(FMT_LIBS)
+$(B)/fuzz/fuzz_fmt_read $(B)/fuzz/fuzz_fmt_stream $(B)/fuzz/fuzz_fmt_tout: $(FMT_HDRS)
