@@ -2,12 +2,13 @@
 # error) and the target kernel's symbol list.
 UTAP_SRCS += translator/ksyms.c translator/probes/kprobe.c translator/probes/kernel_function.c \
 	translator/probes/timer.c translator/probes/perf.c translator/probes/error_probe.c \
-	translator/probes/tracepoint.c translator/probes/tphdr.c translator/probes/cparams.c
+	translator/probes/tracepoint.c translator/probes/tphdr.c translator/probes/cparams.c \
+	translator/kbtf.c translator/probes/btfvars.c
 
 # The translate-time parsers: kallsyms and the kprobe blacklist, C parameter
 # lists, trace headers.
 UNIT_TESTS += test_kprobes
 test_kprobes_SRCS := testsuite/unit/test_kprobes.c translator/ksyms.c translator/probes/cparams.c \
 	translator/probes/tphdr.c translator/arena.c translator/strbuf.c translator/diag.c \
-	translator/util.c
+	translator/util.c translator/kbtf.c
 test_kprobes_LIBS := -lelf

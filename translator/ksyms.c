@@ -236,8 +236,11 @@ static const char *cache_dir(void)
 	return dir;
 }
 
-/* The cache entry changes whenever the package replaces the kernel image. */
-static const char *cache_path(const char *krel, const char *image)
+/*
+ * The cache entry (BASE.txt, the symbols; BASE.btf, the kernel's BTF, or an
+ * empty BASE.nobtf) changes whenever the package replaces the kernel image.
+ */
+static const char *cache_base(const char *krel, const char *image)
 {
 	struct stat st;
 	uint64_t h = hash_bytes(CACHE_FORMAT, strlen(CACHE_FORMAT), 0);
@@ -247,7 +250,7 @@ static const char *cache_path(const char *krel, const char *image)
 		h = hash_bytes(&st.st_mtime, sizeof(st.st_mtime), h);
 		h = hash_bytes(&st.st_ino, sizeof(st.st_ino), h);
 	}
-	return arena_printf("%s/%s-%016llx.txt", cache_dir(), krel, (unsigned long long)h);
+	return arena_printf("%s/%s-%016llx", cache_dir(), krel, (unsigned long long)h);
 }
 
 /* Cache lines: "TYPE FLAG NAME[ MODULE]", FLAG 'x' for unprobeable. */
@@ -306,7 +309,19 @@ static struct ksyms *read_cache(const char *path)
 
 /* ---- fetching a kernel's list from a guest running it ---- */
 
-static struct ksyms *fetch_from_guest(struct session *s, const char *image)
+/* Keeps the guest's BTF beside the symbols, or notes that it has none. */
+static void keep_btf(const char *dir, const char *base)
+{
+	size_t len = 0;
+	char *btf = read_file(arena_printf("%s/btf", dir), &len);
+	const char *path = arena_printf("%s.%s", base, btf && len ? "btf" : "nobtf");
+	const char *tmp = arena_printf("%s.%d.tmp", path, (int)getpid());
+
+	if (write_file(tmp, btf && len ? btf : "", btf ? len : 0) == 0)
+		rename(tmp, path);
+}
+
+static struct ksyms *fetch_from_guest(struct session *s, const char *image, const char *base)
 {
 	char *dir = make_tmpdir();
 	struct vm_config cfg = {
@@ -325,8 +340,9 @@ static struct ksyms *fetch_from_guest(struct session *s, const char *image)
 	cfg.shares[0] = (struct vm_share){ .host_dir = dir, .guest_dir = dir, .writable = true };
 	cfg.nshares = 1;
 	job = arena_printf("cat /proc/kallsyms > %s/kallsyms && "
-			   "{ cat /sys/kernel/debug/kprobes/blacklist > %s/blacklist || true; }",
-			   dir, dir);
+			   "{ cat /sys/kernel/debug/kprobes/blacklist > %s/blacklist || true; } && "
+			   "{ cat /sys/kernel/btf/vmlinux > %s/btf 2>/dev/null || true; }",
+			   dir, dir, dir);
 	argv[0] = "/bin/sh";
 	argv[1] = "-c";
 	argv[2] = (char *)job;
@@ -339,16 +355,32 @@ static struct ksyms *fetch_from_guest(struct session *s, const char *image)
 		if (syms)
 			k = ksyms_parse(syms, blacklist, arena_printf("kernel %s booted from %s",
 								      s->krel, image));
+		if (k)
+			keep_btf(dir, base);
 	}
 	remove_tree(dir);
 	return k && k->n ? k : NULL;
 }
 
+static bool file_exists(const char *path)
+{
+	return access(path, F_OK) == 0;
+}
+
+/* A complete entry: the symbols and the BTF (or the note that there is none). */
+static struct ksyms *read_entry(const char *base)
+{
+	if (!file_exists(arena_printf("%s.btf", base)) && !file_exists(arena_printf("%s.nobtf", base)))
+		return NULL;
+	return read_cache(arena_printf("%s.txt", base));
+}
+
 static struct ksyms *from_guest_cached(struct session *s)
 {
 	const char *image = arena_printf("/boot/vmlinuz-%s", s->krel);
-	const char *path = cache_path(s->krel, image);
-	struct ksyms *k = read_cache(path);
+	const char *base = cache_base(s->krel, image);
+	const char *path = arena_printf("%s.txt", base);
+	struct ksyms *k = read_entry(base);
 	int lock;
 
 	if (k)
@@ -364,9 +396,9 @@ static struct ksyms *from_guest_cached(struct session *s)
 	lock = open(arena_printf("%s/.lock", cache_dir()), O_CREAT | O_RDWR, 0600);
 	if (lock >= 0)
 		flock(lock, LOCK_EX);
-	k = read_cache(path);
+	k = read_entry(base);
 	if (!k) {
-		k = fetch_from_guest(s, image);
+		k = fetch_from_guest(s, image, base);
 		if (k && write_cache(path, k))
 			warnf("cannot write the symbol cache '%s': %s", path, strerror(errno));
 	}
@@ -544,4 +576,21 @@ const struct ksyms *kmodule_functions(struct session *s, const struct kmodule *m
 	if (k->n)
 		qsort(k->syms, k->n, sizeof(*k->syms), by_name);
 	return k;
+}
+
+const char *ksyms_btf_path(struct session *s)
+{
+	const char *base, *env = getenv("UTAP_KBTF");
+
+	if (env && *env)
+		return env;
+	if (getenv("UTAP_KALLSYMS"))
+		return NULL;
+	if (is_running_kernel(s->krel))
+		return file_exists("/sys/kernel/btf/vmlinux") ? "/sys/kernel/btf/vmlinux" : NULL;
+	/* the symbols come first: reading them fills the cache entry */
+	if (!ksyms_get(s))
+		return NULL;
+	base = cache_base(s->krel, arena_printf("/boot/vmlinuz-%s", s->krel));
+	return file_exists(arena_printf("%s.btf", base)) ? arena_printf("%s.btf", base) : NULL;
 }

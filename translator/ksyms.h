@@ -30,6 +30,12 @@ struct ksyms {
  */
 const struct ksyms *ksyms_get(struct session *s);
 
+/*
+ * The target kernel's BTF file: /sys/kernel/btf/vmlinux of the running
+ * kernel, or the copy read in the guest with the symbol list; NULL if none.
+ */
+const char *ksyms_btf_path(struct session *s);
+
 /* Index of the first symbol called name in vmlinux (module NULL) or that module; -1 if none. */
 long ksyms_find(const struct ksyms *k, const char *name, const char *module);
 

@@ -99,7 +99,7 @@ static const char *utap_kprobe_why(int rc)
 	}
 }
 
-static int utap_kprobe_register_one(struct utap_kprobe *p)
+static int utap_kprobe_register_one(struct utap_kprobe *p, int default_maxactive)
 {
 	struct kprobe *kp = (p->flags & UTAP_KP_RETURN) ? &p->u.rp.kp : &p->u.kp;
 
@@ -113,22 +113,34 @@ static int utap_kprobe_register_one(struct utap_kprobe *p)
 		return register_kprobe(kp);
 	}
 	p->u.rp.handler = utap_kretprobe_ret;
-	/* instances for tasks inside the function at once; a shortage is counted as skipped */
-	p->u.rp.maxactive = p->maxactive ? p->maxactive :
-			    max_t(int, 64, 8 * (int)num_possible_cpus());
+	p->u.rp.maxactive = p->maxactive ? p->maxactive : default_maxactive;
 	return register_kretprobe(&p->u.rp);
+}
+
+/*
+ * Instances per kretprobe: one per task inside the function at once (tasks
+ * blocked in read() hold theirs for as long as they block). Generous for a
+ * few functions; a wildcard over hundreds gets fewer, to bound the memory.
+ */
+static int utap_kretprobe_instances(struct utap_kprobe *tab, int n)
+{
+	int i, nret = 0, cpus = (int)num_possible_cpus();
+
+	for (i = 0; i < n; i++)
+		nret += !!(tab[i].flags & UTAP_KP_RETURN);
+	return nret > 64 ? max(32, 4 * cpus) : max(128, 16 * cpus);
 }
 
 /* 0, or the error of the first probe whose failure ends the session. */
 static int utap_kprobes_register(struct utap_kprobe *tab, int n)
 {
-	int i, rc;
+	int i, rc, instances = utap_kretprobe_instances(tab, n);
 
 	for (i = 0; i < n; i++) {
 		struct utap_kprobe *p = &tab[i];
 
 		p->registered = false;
-		rc = utap_kprobe_register_one(p);
+		rc = utap_kprobe_register_one(p, instances);
 		if (rc == 0) {
 			p->registered = true;
 			continue;
@@ -145,6 +157,30 @@ static int utap_kprobes_register(struct utap_kprobe *tab, int n)
 		return rc;
 	}
 	return 0;
+}
+
+/*
+ * Hits the kernel did not hand to us, as stap reports them: a kprobe that
+ * fired while another kprobe was being handled on the same CPU, or a
+ * return that found no free kretprobe instance (too many tasks inside the
+ * function at once: .maxactive(N) raises the limit).
+ */
+static void utap_kprobe_count_missed(struct utap_kprobe *p)
+{
+	unsigned long reentered, no_instance = 0;
+
+	if (p->flags & UTAP_KP_RETURN) {
+		reentered = p->u.rp.kp.nmissed;
+		no_instance = (unsigned long)p->u.rp.nmissed;
+	} else {
+		reentered = p->u.kp.nmissed;
+	}
+	if (reentered)
+		utap_warn("Skipped due to missed kprobe on '%s': %lu", p->probe->pp, reentered);
+	if (no_instance)
+		utap_warn("Skipped due to missed kretprobe/1 on '%s': %lu", p->probe->pp,
+			  no_instance);
+	atomic_add((int)(reentered + no_instance), &utap_skipped);
 }
 
 /*
@@ -170,14 +206,9 @@ static void utap_kprobes_unregister(struct utap_kprobe *tab, int n, struct kprob
 	if (nr)
 		unregister_kretprobes(rps, nr);
 	for (i = 0; i < n; i++) {
-		if (!tab[i].registered)
-			continue;
+		if (tab[i].registered)
+			utap_kprobe_count_missed(&tab[i]);
 		tab[i].registered = false;
-		if (tab[i].flags & UTAP_KP_RETURN)
-			atomic_add(tab[i].u.rp.nmissed + (int)tab[i].u.rp.kp.nmissed,
-				   &utap_skipped);
-		else
-			atomic_add((int)tab[i].u.kp.nmissed, &utap_skipped);
 	}
 }
 

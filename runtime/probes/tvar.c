@@ -62,6 +62,25 @@ static int utap_tv_value(struct utap_context *c, unsigned long addr, size_t size
 	return 0;
 }
 
+/* A bit field of bits bits, bit_offset bits into the byte at addr. */
+static int utap_tv_bits(struct utap_context *c, unsigned long addr, unsigned int bit_offset,
+			unsigned int bits, bool is_signed, int64_t *out, const char *what)
+{
+	u64 raw = 0;
+	size_t bytes = (bit_offset + bits + 7) / 8;
+
+	if (bytes > sizeof(raw) || !bits)
+		bytes = sizeof(raw);
+	if (utap_tv_read(c, addr, &raw, bytes, what))
+		return -EFAULT;
+	raw >>= bit_offset;
+	if (bits < 64)
+		raw &= (1ULL << bits) - 1;
+	*out = bits < 64 && is_signed && (raw >> (bits - 1)) ? (s64)(raw | ~((1ULL << bits) - 1)) :
+	       (s64)raw;
+	return 0;
+}
+
 /* An in-memory value of our own (a probe argument), for $$parms: never faults. */
 static u64 utap_tv_local(const void *p, size_t size, bool is_signed)
 {

@@ -4,12 +4,14 @@
  * (cparams.c) and tracepoint declarations in trace headers (tphdr.c).
  */
 #include "unit.h"
+#include "kbtf.h"
 #include "ksyms.h"
 #include "probes/cparams.h"
 #include "probes/tphdr.h"
 #include "emit.h"
 #include "vm.h"
 
+#include <stdarg.h>
 #include <unistd.h>
 
 struct session *S;
@@ -219,6 +221,114 @@ TEST(trace_header_private)
 	CHECK(ev.n == 1 && ev.ev[0].header->private);
 }
 
+/* ---- BTF ---- */
+
+struct blob {
+	unsigned char types[1024], strs[256];
+	size_t ntypes, nstrs;
+};
+
+static uint32_t str(struct blob *b, const char *s)
+{
+	uint32_t off = (uint32_t)b->nstrs;
+
+	memcpy(b->strs + b->nstrs, s, strlen(s) + 1);
+	b->nstrs += strlen(s) + 1;
+	return off;
+}
+
+static void u32s(struct blob *b, int n, ...)
+{
+	va_list ap;
+
+	va_start(ap, n);
+	for (int i = 0; i < n; i++) {
+		uint32_t v = va_arg(ap, uint32_t);
+
+		memcpy(b->types + b->ntypes, &v, 4);
+		b->ntypes += 4;
+	}
+	va_end(ap);
+}
+
+#define INFO(kind, vlen, kflag) (((uint32_t)(kflag) << 31) | ((uint32_t)(kind) << 24) | (vlen))
+
+/*
+ * 1 int (signed, 4), 2 struct inner { int x; }, 3 struct outer { long pad;
+ * struct inner in; unsigned flags:3; int *p; } via an anonymous union,
+ * 4 pointer to outer, 5 long, 6 unsigned int, 7 int*, 8 union { int *p; },
+ * 9 proto long (struct outer *o, int n), 10 func "f".
+ */
+static struct btf *demo_btf(void)
+{
+	static struct blob b;
+	unsigned char raw[2048];
+	uint32_t hdr[6] = { 0x0001eb9f, 24, 0, 0, 0, 0 };
+	const char *why = NULL;
+
+	memset(&b, 0, sizeof(b));
+	str(&b, "");
+	u32s(&b, 4, str(&b, "int"), INFO(1, 0, 0), 4u, (1u << 24) | 32u);
+	u32s(&b, 6, str(&b, "inner"), INFO(4, 1, 0), 4u, str(&b, "x"), 1u, 0u);
+	u32s(&b, 15, str(&b, "outer"), INFO(4, 4, 1), 32u, str(&b, "pad"), 5u, 0u,
+	     str(&b, "in"), 2u, 64u, str(&b, "flags"), 6u, (3u << 24) | 96u, str(&b, ""), 8u, 128u);
+	u32s(&b, 3, 0u, INFO(2, 0, 0), 3u);
+	u32s(&b, 4, str(&b, "long"), INFO(1, 0, 0), 8u, (1u << 24) | 64u);
+	u32s(&b, 4, str(&b, "unsigned int"), INFO(1, 0, 0), 4u, 32u);
+	u32s(&b, 3, 0u, INFO(2, 0, 0), 1u);
+	u32s(&b, 6, 0u, INFO(5, 1, 0), 8u, str(&b, "p"), 7u, 0u);
+	u32s(&b, 7, 0u, INFO(13, 2, 0), 5u, str(&b, "o"), 4u, str(&b, "n"), 1u);
+	u32s(&b, 3, str(&b, "f"), INFO(12, 0, 1), 9u);
+	hdr[3] = (uint32_t)b.ntypes;
+	hdr[4] = (uint32_t)b.ntypes;
+	hdr[5] = (uint32_t)b.nstrs;
+	memcpy(raw, hdr, sizeof(hdr));
+	memcpy(raw + 24, b.types, b.ntypes);
+	memcpy(raw + 24 + b.ntypes, b.strs, b.nstrs);
+	return btf_parse(raw, 24 + b.ntypes + b.nstrs, &why);
+}
+
+TEST(btf_functions_and_members)
+{
+	struct btf *b = demo_btf();
+	uint32_t proto, type, mtype, off, bits;
+	struct btf_info i;
+
+	CHECK(b != NULL);
+	if (!b)
+		return;
+	proto = btf_func_proto(b, "f");
+	CHECK_INT(proto, 9);
+	CHECK_INT(btf_func_proto(b, "g"), 0);
+	CHECK_INT(btf_proto_nparams(b, proto), 2);
+	CHECK_STR(btf_proto_param(b, proto, 0, &type), "o");
+	CHECK_STR(btf_type_name(b, type), "struct outer*");
+	CHECK_STR(btf_type_name(b, btf_proto_return(b, proto)), "long");
+	btf_resolve(b, type, &i);
+	CHECK(i.cls == BTF_C_PTR && i.size == 8 && i.target == 3);
+	CHECK(btf_member(b, 3, "in", &mtype, &off, &bits) && mtype == 2 && off == 64 && !bits);
+	CHECK(btf_member(b, 3, "flags", &mtype, &off, &bits) && off == 96 && bits == 3);
+	/* a member of an anonymous union is the outer struct's */
+	CHECK(btf_member(b, 3, "p", &mtype, &off, &bits) && off == 128 && mtype == 7);
+	CHECK(!btf_member(b, 3, "x", &mtype, &off, &bits));
+	btf_resolve(b, 1, &i);
+	CHECK(i.cls == BTF_C_INT && i.size == 4 && i.is_signed);
+	btf_resolve(b, 6, &i);
+	CHECK(i.cls == BTF_C_INT && !i.is_signed);
+}
+
+TEST(btf_damaged)
+{
+	const char *why = NULL;
+	uint32_t hdr[8] = { 0x0001eb9f, 24, 0, 8, 8, 1, 0x0c000000, 0 };
+
+	CHECK(!btf_parse("nope", 4, &why) && why);
+	/* a type section that runs past the file */
+	hdr[3] = 64;
+	why = NULL;
+	CHECK(!btf_parse(hdr, sizeof(hdr), &why) && why);
+}
+
 int main(void)
 {
 	unit_prog = "test_kprobes";
@@ -229,5 +339,7 @@ int main(void)
 	RUN(trace_header);
 	RUN(trace_header_config_off);
 	RUN(trace_header_private);
+	RUN(btf_functions_and_members);
+	RUN(btf_damaged);
 	return unit_done();
 }

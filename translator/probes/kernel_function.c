@@ -4,9 +4,12 @@
  *
  * stap resolves these with the kernel's DWARF debuginfo (a separate 5.6 GB
  * package on Debian); utap needs only the kernel's symbol list, so a
- * function is named without "@file:line", .inline matches nothing (inlined
- * code has no symbol), and target variables are $return in return probes.
+ * function is named without "@file:line" and .inline matches nothing
+ * (inlined code has no symbol). Target variables ($param->member, $return,
+ * $$parms) come from the kernel's BTF where it describes the function
+ * (btfvars.c); otherwise only $return is known.
  */
+#include "btfvars.h"
 #include "kprobe.h"
 #include "emit.h"
 
@@ -123,39 +126,52 @@ static bool is_all_vars(const struct node *n)
 		!strcmp(n->name, "$$vars") || !strcmp(n->name, "$$locals"));
 }
 
+/* The function whose BTF describes the probe's variables (vmlinux functions only). */
+static const char *btf_function(const struct derived_probe *d)
+{
+	const struct kprobe_site *k = d->data;
+
+	return k->module ? NULL : k->symbol;
+}
+
+/* Marks a variable resolved through BTF, for the emitter. */
+static const char btf_marker[] = "btf";
+
 static int kernel_function_target_var(struct session *s, struct derived_probe *d,
 				      struct node *n, bool quiet)
 {
 	const struct kprobe_site *k = d->data;
+	int rc = btfvars_check(s, d, btf_function(d), k->is_return, n, quiet);
 
-	(void)s;
+	if (rc <= 0) {
+		n->pdata = (void *)btf_marker;
+		return rc;
+	}
+	/* no BTF for this function: only the return register is known */
 	if (kprobe_is_return_var(d, n)) {
 		n->type = TY_LONG;
 		return 0;
 	}
-	/* without debuginfo there are no parameters or locals: the lists are empty */
-	if (is_all_vars(n) && strcmp(n->name, "$$return")) {
-		n->type = TY_STRING;
-		return 0;
-	}
-	if (is_all_vars(n) && k->is_return) {
+	if (is_all_vars(n) && (strcmp(n->name, "$$return") || k->is_return)) {
 		n->type = TY_STRING;
 		return 0;
 	}
 	if (!quiet)
-		error_at(n->loc, "target variable '%s' is not available in probe '%s': utap "
-			 "resolves kernel functions without debuginfo, so only $return (in "
-			 ".return probes) is known; read arguments with int_arg(N), "
-			 "pointer_arg(N) ...", n->name ? n->name : "@cast", d->pp);
+		error_at(n->loc, "target variable '%s' is not available in probe '%s': the kernel's "
+			 "BTF does not describe this function, so only $return (in .return "
+			 "probes) is known; read arguments with int_arg(N), pointer_arg(N) ...",
+			 n->name ? n->name : "@cast", d->pp);
 	return -1;
 }
 
 static struct val kernel_function_emit_target_var(struct emitter *em, struct derived_probe *d,
 						  struct node *n)
 {
+	const struct kprobe_site *k = d->data;
 	const char *t;
 
-	(void)d;
+	if (n->pdata == btf_marker)
+		return btfvars_emit(em, btf_function(d), k->is_return, n);
 	if (n->type == TY_LONG)
 		return (struct val){ .type = TY_LONG, .c = "((int64_t)c->regs->ax)" };
 	t = emit_new_str(em);
@@ -170,8 +186,9 @@ static void kernel_function_list_vars(struct session *s, struct derived_probe *d
 {
 	const struct kprobe_site *k = d->data;
 
-	(void)s;
-	if (k->is_return)
+	if (btf_function(d) && btf_func_known(s, btf_function(d)))
+		btfvars_list(s, btf_function(d), k->is_return, out);
+	else if (k->is_return)
 		fputs(" $return:long", out);
 }
 

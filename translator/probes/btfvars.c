@@ -1,0 +1,351 @@
+/*
+ * btfvars.c - kernel function target variables through BTF.
+ *
+ * At a function's entry the x86-64 calling convention puts parameters 1-6
+ * in rdi, rsi, rdx, rcx, r8, r9 and the rest on the stack above the return
+ * address; BTF gives each parameter's name and type, and every struct's
+ * member offsets. An access like $file->f_path.dentry is planned here at
+ * translate time as loads and offsets; the module only adds offsets and
+ * reads memory without faulting (runtime/probes/tvar.c). BTF describes the
+ * kernel as built, so the offsets are right for it whatever its headers.
+ */
+#include "btfvars.h"
+#include "cparams.h"
+#include "emit.h"
+#include "kbtf.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+/* Where the walk is: a value (in a register or a local), or memory at an address. */
+struct place {
+	bool lvalue;
+	uint32_t type;
+	uint32_t bit_offset, bit_size;	/* a bit field member */
+};
+
+struct walk {
+	const struct btf *b;
+	const struct node *n;
+	struct emitter *em;	/* NULL: only check */
+	bool quiet;
+	const char *what, *near;
+	const char *text;	/* the variable as written, for messages */
+};
+
+static const char *const arg_regs[] = { "di", "si", "dx", "cx", "r8", "r9" };
+
+static void out(struct walk *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A line of the plan, when emitting. */
+static void out(struct walk *w, const char *fmt, ...)
+{
+	struct strbuf sb = { 0 };
+	va_list ap;
+
+	if (!w->em)
+		return;
+	va_start(ap, fmt);
+	sb_vprintf(&sb, fmt, ap);
+	va_end(ap);
+	emit_line(w->em, "%s", sb.buf);
+	sb_free(&sb);
+}
+
+/* fmt has one %s: the variable as written. */
+static int fail(struct walk *w, const char *fmt)
+{
+	if (!w->quiet)
+		error_at(w->n->loc, fmt, w->text);
+	return -1;
+}
+
+static const char *expr_text(const struct node *n)
+{
+	struct strbuf sb = { 0 };
+	const char *r;
+
+	dump_expr(&sb, n);
+	r = arena_strdup(sb.buf ? sb.buf : n->name);
+	sb_free(&sb);
+	return r;
+}
+
+static void fault(struct walk *w)
+{
+	if (w->em)
+		out(w, "\tUTAP_ERROR(c, c->error_buf, %s, %s);", w->near, w->em->err_label);
+}
+
+/* Loads the pointer stored at utap_a into utap_v. */
+static void load_pointer(struct walk *w)
+{
+	out(w, "if (utap_tv_read(c, utap_a, &utap_v, sizeof(utap_v), %s))", w->what);
+	fault(w);
+}
+
+/* The pointer of p (a value, or loaded from memory): where ->m and [i] go. */
+static int pointer_of(struct walk *w, struct place *p, struct btf_info *target)
+{
+	struct btf_info i;
+
+	btf_resolve(w->b, p->type, &i);
+	if (i.cls == BTF_C_ARRAY && p->lvalue) {
+		btf_resolve(w->b, i.target, target);
+		out(w, "utap_v = utap_a;");
+		return 0;
+	}
+	if (i.cls != BTF_C_PTR)
+		return fail(w, "'%s': not a pointer or an array where one is dereferenced");
+	if (p->lvalue)
+		load_pointer(w);
+	btf_resolve(w->b, i.target, target);
+	return 0;
+}
+
+static int step_member(struct walk *w, struct place *p, const char *member)
+{
+	struct btf_info i, target;
+	uint32_t mtype, off, bits, holder = p->type;
+
+	btf_resolve(w->b, p->type, &i);
+	/* in an embedded struct -> is stap's '.'; else it goes through a pointer */
+	if (i.cls != BTF_C_STRUCT || !p->lvalue) {
+		if (pointer_of(w, p, &target))
+			return -1;
+		holder = i.target;
+		if (target.cls != BTF_C_STRUCT)
+			return fail(w, "'%s': a member of something that is not a struct or union");
+		out(w, "utap_a = utap_v;");
+	}
+	if (!btf_member(w->b, holder, member, &mtype, &off, &bits))
+		return fail(w, arena_printf("'%%s': %s has no member '%s'",
+					    btf_type_name(w->b, holder), member));
+	out(w, "utap_a += %u;", off / 8);
+	*p = (struct place){ .lvalue = true, .type = mtype, .bit_offset = off % 8,
+			     .bit_size = bits };
+	return 0;
+}
+
+static int step_index(struct walk *w, struct place *p, int64_t index)
+{
+	struct btf_info target, i;
+
+	if (pointer_of(w, p, &target))
+		return -1;
+	out(w, "utap_a = utap_v + (unsigned long)(%lldLL) * %u;", (long long)index, target.size);
+	btf_resolve(w->b, p->type, &i);
+	*p = (struct place){ .lvalue = true, .type = i.target };
+	return 0;
+}
+
+/* The final value of p into res. */
+static int finish(struct walk *w, struct place *p, bool address_of, const char *res)
+{
+	struct btf_info i;
+
+	btf_resolve(w->b, p->type, &i);
+	if (address_of) {
+		if (!p->lvalue || p->bit_size)
+			return fail(w, "'%s': only something in memory has an address");
+		out(w, "%s = (int64_t)utap_a;", res);
+		return 0;
+	}
+	if (i.cls == BTF_C_STRUCT || i.cls == BTF_C_OTHER || i.cls == BTF_C_VOID)
+		return fail(w, arena_printf("'%%s' is a %s: name one of its members",
+					    btf_type_name(w->b, p->type)));
+	if (i.cls == BTF_C_ARRAY) {
+		out(w, "%s = (int64_t)utap_a;", res);
+		return 0;
+	}
+	if (!p->lvalue) {
+		out(w, "%s = utap_tv_extend(utap_v, %u, %d);", res, i.size, i.is_signed);
+	} else if (p->bit_size) {
+		out(w, "if (utap_tv_bits(c, utap_a, %u, %u, %d, &%s, %s))", p->bit_offset,
+		    p->bit_size, i.is_signed, res, w->what);
+		fault(w);
+	} else {
+		out(w, "if (utap_tv_value(c, utap_a, %u, %d, &%s, %s))", i.size, i.is_signed, res,
+		    w->what);
+		fault(w);
+	}
+	return 0;
+}
+
+/* The starting place of parameter i at the function's entry. */
+static struct place param_place(struct walk *w, int i, uint32_t type)
+{
+	if (i < 6) {
+		out(w, "utap_v = c->regs->%s;", arg_regs[i]);
+		return (struct place){ .lvalue = false, .type = type };
+	}
+	out(w, "utap_a = c->regs->sp + %d;", 8 * (i - 5));
+	return (struct place){ .lvalue = true, .type = type };
+}
+
+static int find_param(const struct btf *b, uint32_t proto, const char *name, uint32_t *type)
+{
+	for (int i = 0; i < btf_proto_nparams(b, proto); i++) {
+		const char *pn = btf_proto_param(b, proto, i, type);
+
+		if (pn && !strcmp(pn, name))
+			return i;
+	}
+	return -1;
+}
+
+static int walk_var(struct walk *w, uint32_t proto, bool is_return, const char *res)
+{
+	const struct node *n = w->n;
+	struct place p;
+	uint32_t type = 0;
+	int i;
+
+	if (!strcmp(n->name, "$return")) {
+		if (!is_return)
+			return fail(w, "'%s' is only available in .return probes");
+		type = btf_proto_return(w->b, proto);
+		if (!type)
+			return fail(w, "'%s': the function returns void");
+		out(w, "utap_v = c->regs->ax;");
+		p = (struct place){ .type = type };
+	} else {
+		i = find_param(w->b, proto, n->name + 1, &type);
+		if (i < 0)
+			return -2;
+		if (is_return)
+			return fail(w, "parameter '%s' is not available in a .return probe (its "
+				    "register is reused by then)");
+		p = param_place(w, i, type);
+	}
+	for (const struct node *a = n->args; a; a = a->next) {
+		int rc = a->op && !strcmp(a->op, "->") ? step_member(w, &p, a->str) :
+			 step_index(w, &p, a->num);
+
+		if (rc)
+			return rc;
+	}
+	return finish(w, &p, n->op && !strcmp(n->op, "&"), res);
+}
+
+static bool is_all_vars(const struct node *n)
+{
+	return n->kind == N_TARGET && !n->args && !n->op &&
+	       (!strcmp(n->name, "$$parms") || !strcmp(n->name, "$$vars") ||
+		!strcmp(n->name, "$$return") || !strcmp(n->name, "$$locals"));
+}
+
+int btfvars_check(struct session *s, const struct derived_probe *d, const char *func,
+		  bool is_return, struct node *n, bool quiet)
+{
+	const struct btf *b = btf_get(s);
+	uint32_t proto = b && func ? btf_func_proto(b, func) : 0;
+	struct walk w = { .b = b, .n = n, .quiet = quiet, .text = expr_text(n) };
+	int rc;
+
+	if (!proto)
+		return 1;
+	if (is_all_vars(n)) {
+		n->type = TY_STRING;
+		if (!strcmp(n->name, "$$return") && !is_return)
+			return fail(&w, "'%s' is only available in .return probes");
+		return 0;
+	}
+	if (n->kind != N_TARGET) {
+		if (!quiet)
+			error_at(n->loc, "@cast and @entry are not supported in kernel.function probes");
+		return -1;
+	}
+	if (cparams_check_target(n, quiet))
+		return -1;
+	rc = walk_var(&w, proto, is_return, "res");
+	if (rc == -2) {
+		if (!quiet)
+			error_at(n->loc, "target variable '%s' is not available in probe '%s' (%s)",
+				 n->name, d->pp, btf_proto_nparams(b, proto) ?
+				 "see its parameters with utap -L" : "the function has no parameters");
+		return -1;
+	}
+	if (rc == 0)
+		n->type = TY_LONG;
+	return rc;
+}
+
+static struct val emit_all(struct emitter *em, const struct btf *b, uint32_t proto, bool is_return,
+			   const struct node *n)
+{
+	const char *s = emit_new_str(em);
+	struct btf_info i;
+
+	emit_line(em, "%s[0] = 0;", s);
+	if (!strcmp(n->name, "$$return")) {
+		emit_line(em, "snprintf(%s, MAXSTRINGLEN, \"return=0x%%lx\", c->regs->ax);", s);
+	} else if (!is_return) {
+		for (int k = 0, first = 1; k < btf_proto_nparams(b, proto) && k < 6; k++) {
+			uint32_t type;
+			const char *name = btf_proto_param(b, proto, k, &type);
+
+			btf_resolve(b, type, &i);
+			if (!name || !*name || (i.cls != BTF_C_INT && i.cls != BTF_C_PTR))
+				continue;
+			emit_line(em, "snprintf(%s + strlen(%s), MAXSTRINGLEN - strlen(%s), "
+				  "\"%s%s=0x%%llx\", (unsigned long long)utap_tv_extend(c->regs->%s, "
+				  "%u, %d));", s, s, s, first ? "" : " ", name, arg_regs[k], i.size,
+				  i.is_signed);
+			first = 0;
+		}
+	}
+	return (struct val){ .type = TY_STRING, .c = s, .str_temp = true };
+}
+
+struct val btfvars_emit(struct emitter *em, const char *func, bool is_return, const struct node *n)
+{
+	const struct btf *b = btf_get(em->s);
+	uint32_t proto = btf_func_proto(b, func);
+	const char *res;
+	struct walk w = { .b = b, .n = n, .em = em, .text = expr_text(n) };
+
+	emit_include(em, "probes/tvar.c");
+	if (is_all_vars(n))
+		return emit_all(em, b, proto, is_return, n);
+	res = emit_new_long(em);
+	w.what = c_string_literal(w.text, strlen(w.text));
+	w.near = c_near(n);
+	emit_line(em, "{");
+	em->indent++;
+	emit_line(em, "unsigned long utap_v = 0, utap_a = 0;");
+	emit_line(em, "(void)utap_v;");
+	emit_line(em, "(void)utap_a;");
+	walk_var(&w, proto, is_return, res);
+	em->indent--;
+	emit_line(em, "}");
+	return (struct val){ .type = TY_LONG, .c = res };
+}
+
+bool btf_func_known(struct session *s, const char *func)
+{
+	const struct btf *b = btf_get(s);
+
+	return b && btf_func_proto(b, func) != 0;
+}
+
+void btfvars_list(struct session *s, const char *func, bool is_return, FILE *out)
+{
+	const struct btf *b = btf_get(s);
+	uint32_t proto = b && func ? btf_func_proto(b, func) : 0, type;
+
+	if (!proto)
+		return;
+	if (is_return) {
+		type = btf_proto_return(b, proto);
+		if (type)
+			fprintf(out, " $return:%s", btf_type_name(b, type));
+		return;
+	}
+	for (int i = 0; i < btf_proto_nparams(b, proto); i++) {
+		const char *name = btf_proto_param(b, proto, i, &type);
+
+		if (name && *name)
+			fprintf(out, " $%s:%s", name, btf_type_name(b, type));
+	}
+}

@@ -1,0 +1,32 @@
+/*
+ * btfvars.h - target variables of kernel functions from the kernel's BTF:
+ * $param, $param->member->..., $param[N], &$..., $$parms and a typed
+ * $return, without DWARF debuginfo.
+ */
+#ifndef UTAP_PROBES_BTFVARS_H
+#define UTAP_PROBES_BTFVARS_H
+
+#include "provider.h"
+
+struct emitter;
+struct val;
+
+/*
+ * Checks target variable n of a probe on func (entry, or return when
+ * is_return) and sets n->type. 0 if it is available; -1 after reporting
+ * why not (nothing is reported with quiet). 1 if the kernel has no BTF
+ * for func, so the caller decides.
+ */
+int btfvars_check(struct session *s, const struct derived_probe *d, const char *func,
+		  bool is_return, struct node *n, bool quiet);
+
+/* The value of a variable btfvars_check() accepted; emits statements. */
+struct val btfvars_emit(struct emitter *em, const char *func, bool is_return, const struct node *n);
+
+/* Whether the target kernel's BTF describes func. */
+bool btf_func_known(struct session *s, const char *func);
+
+/* For -L: " $name:type" of each parameter (entry) and $return:type (return). */
+void btfvars_list(struct session *s, const char *func, bool is_return, FILE *out);
+
+#endif /* UTAP_PROBES_BTFVARS_H */
