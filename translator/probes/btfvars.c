@@ -60,17 +60,6 @@ static int fail(struct walk *w, const char *fmt)
 	return -1;
 }
 
-static const char *expr_text(const struct node *n)
-{
-	struct strbuf sb = { 0 };
-	const char *r;
-
-	dump_expr(&sb, n);
-	r = arena_strdup(sb.buf ? sb.buf : n->name);
-	sb_free(&sb);
-	return r;
-}
-
 static void fault(struct walk *w)
 {
 	if (w->em)
@@ -240,7 +229,7 @@ int btfvars_check(struct session *s, const struct derived_probe *d, const char *
 {
 	const struct btf *b = btf_get(s);
 	uint32_t proto = b && func ? btf_func_proto(b, func) : 0;
-	struct walk w = { .b = b, .n = n, .quiet = quiet, .text = expr_text(n) };
+	struct walk w = { .b = b, .n = n, .quiet = quiet, .text = cparams_var_text(n) };
 	int rc;
 
 	if (!proto)
@@ -303,7 +292,7 @@ struct val btfvars_emit(struct emitter *em, const char *func, bool is_return, co
 	const struct btf *b = btf_get(em->s);
 	uint32_t proto = btf_func_proto(b, func);
 	const char *res;
-	struct walk w = { .b = b, .n = n, .em = em, .text = expr_text(n) };
+	struct walk w = { .b = b, .n = n, .em = em, .text = cparams_var_text(n) };
 
 	emit_include(em, "probes/tvar.c");
 	if (is_all_vars(n))

@@ -199,8 +199,7 @@ int cparams_check_target(const struct node *n, bool quiet)
 	return 0;
 }
 
-/* The script text of the variable, for error messages. */
-static const char *var_text(const struct node *n)
+const char *cparams_var_text(const struct node *n)
 {
 	struct strbuf sb = { 0 };
 	const char *r;
@@ -208,6 +207,14 @@ static const char *var_text(const struct node *n)
 	dump_expr(&sb, n);
 	r = arena_strdup(sb.buf ? sb.buf : n->name);
 	sb_free(&sb);
+	return r;
+}
+
+/* The variable's text as a C string literal, for run-time error messages. */
+static const char *var_text(const struct node *n)
+{
+	const char *r = cparams_var_text(n);
+
 	return c_string_literal(r, strlen(r));
 }
 

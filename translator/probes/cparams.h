@@ -42,6 +42,9 @@ struct val cparams_emit_target(struct emitter *em, const struct node *n, const c
 struct val cparams_emit_parms(struct emitter *em, const struct cparam *p, int n,
 			      const char *(*base)(void *ctx, int i), void *ctx);
 
+/* The target variable as the script wrote it ("$prev->mm->pgd"), for messages. */
+const char *cparams_var_text(const struct node *n);
+
 /* Checks a target variable's suffix for what cparams_emit_target handles; reports errors. */
 int cparams_check_target(const struct node *n, bool quiet);
 
