@@ -60,3 +60,17 @@ fuzz_fmt_stream_SRCS := testsuite/fuzz/fuzz_fmt_stream.c $(FMT_RT_SRCS) translat
 fuzz_fmt_tout_SRCS := testsuite/fuzz/fuzz_fmt_tout.c $(FMT_ALL_SRCS)
 fuzz_fmt_tout_LIBS := $(FMT_LIBS)
 $(B)/fuzz/fuzz_fmt_read $(B)/fuzz/fuzz_fmt_stream $(B)/fuzz/fuzz_fmt_tout: $(FMT_HDRS)
+
+# --- bench --------------------------------------------------------------------
+
+ALL_EXTRA += $(B)/bench/formats
+$(B)/bench/formats: bench/formats/bench_fmt.c $(FMT_ALL_SRCS) $(FMT_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_UTAP) -o $@ bench/formats/bench_fmt.c $(FMT_ALL_SRCS) $(FMT_LIBS)
+
+# make bench-formats: user-space encoders and writers, the ptrace stepper,
+# and the module's fast paths in one guest boot
+.PHONY: bench-formats
+bench: bench-formats
+bench-formats: all $(B)/progs/fmt_work
+	bench/formats/bench.sh $(B)

@@ -3,8 +3,8 @@
  * output.c - the trace formats in the module: itrace_output(), and each
  * traced thread's streaming encoder with its batch of encoded bytes.
  *
- * Include it (once) into the module's translation unit, after runtime.h,
- * from the itrace runtime or a tapset:
+ * Include it into the module's translation unit, after runtime.h (the
+ * trace_formats tapset does; a second include is harmless):
  *
  *   utap_itrace_output(c, "qtrace", "")   select the format (any probe, once;
  *                                         usually in `probe begin`); the runner
@@ -31,6 +31,9 @@
  * the engine's lost-instruction count, and the encoder resynchronises (the
  * next qtrace record is preceded by a header carrying its address).
  */
+#ifndef UTAP_FORMATS_OUTPUT_C
+#define UTAP_FORMATS_OUTPUT_C
+
 #include "formats/qtrace.c"
 #include "formats/lackey.c"
 #include "formats/stream.c"
@@ -142,3 +145,5 @@ static u32 utap_fmt_thread_flush(struct utap_fmt_thread *t, bool end)
 	}
 	return lost + utap_fmt_thread_send(t);
 }
+
+#endif /* UTAP_FORMATS_OUTPUT_C */

@@ -144,6 +144,7 @@ static int module_line(struct cursor *c, const char *s, size_t n, const enum col
 			size_t k = len;
 
 			trim(&p, &k);
+			free(m->path);
 			m->path = malloc(k + 1);
 			if (!m->path)
 				return bad(c, "out of memory");
@@ -195,7 +196,7 @@ static int module_line(struct cursor *c, const char *s, size_t n, const enum col
 
 static int modules(struct cursor *c, struct drcov_file *f)
 {
-	enum col cols[MAX_COLS];
+	enum col cols[MAX_COLS] = { COL_UNKNOWN };
 	int ncols = 0;
 	const char *s;
 	size_t n;
@@ -238,9 +239,9 @@ static int modules(struct cursor *c, struct drcov_file *f)
 			s = comma + 1;
 		}
 	}
-	if (cols[0] != COL_ID || cols[ncols - 1] != COL_PATH)
+	if (ncols < 2 || cols[0] != COL_ID || cols[ncols - 1] != COL_PATH)
 		return bad(c, "columns must start with id and end with path");
-	for (int i = 1; i < ncols - 1; i++)
+	for (int i = 1; i < ncols; i++)
 		for (int j = 0; j < i; j++)
 			if (cols[i] == cols[j] && cols[i] != COL_UNKNOWN)
 				return bad(c, "repeated column");

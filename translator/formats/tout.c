@@ -556,24 +556,45 @@ static struct tthr *thread(struct tout *t, uint32_t tid)
 	return &t->thr[t->nthr++];
 }
 
-static void stream_out(struct tout *t, struct tthr *th, int n, const uint8_t *buf)
+#define OBUF_SIZE (64 * 1024)
+
+/* Write what the thread's stream has collected. */
+static void stream_write(struct tout *t, struct tthr *th)
 {
-	if (n > 0 && streams_write(t->streams, th->tid, buf, (size_t)n))
+	if (th->olen && streams_write(t->streams, th->tid, th->obuf, th->olen))
 		t->st.bad++;
+	th->olen = 0;
+}
+
+/* Where the next encoded step goes: the thread's buffer, emptied when nearly full. */
+static uint8_t *stream_room(struct tout *t, struct tthr *th)
+{
+	if (!th->obuf) {
+		th->obuf = malloc(OBUF_SIZE);
+		if (!th->obuf)
+			return NULL;
+	}
+	if (OBUF_SIZE - th->olen < UTAP_FMT_STEP_MAX)
+		stream_write(t, th);
+	return th->obuf + th->olen;
 }
 
 /* The thread stops (or lost steps): the pending step goes out with what is known. */
 static void thread_gap(struct tout *t, struct tthr *th)
 {
-	uint8_t buf[UTAP_FMT_STEP_MAX];
-
 	if (th->have) {
 		process(t, th, &th->pend, th->pend.next_ip);
 		th->have = false;
 	}
 	bb_end(t, th);
-	if (utap_fmt_is_stream(t->o.format))
-		stream_out(t, th, utap_fmt_stream_flush(&th->enc, buf, sizeof(buf)), buf);
+	if (utap_fmt_is_stream(t->o.format)) {
+		uint8_t *p = stream_room(t, th);
+		int n = p ? utap_fmt_stream_flush(&th->enc, p, UTAP_FMT_STEP_MAX) : -1;
+
+		if (n > 0)
+			th->olen += (size_t)n;
+		stream_write(t, th);
+	}
 }
 
 static void step(struct tout *t, const struct utap_trace_step *s)
@@ -586,9 +607,13 @@ static void step(struct tout *t, const struct utap_trace_step *s)
 	}
 	t->st.steps++;
 	if (utap_fmt_is_stream(t->o.format)) {
-		uint8_t buf[UTAP_FMT_STEP_MAX];
+		uint8_t *p = stream_room(t, th);
+		int n = p ? utap_fmt_stream_step(&th->enc, s, p, UTAP_FMT_STEP_MAX) : -1;
 
-		stream_out(t, th, utap_fmt_stream_step(&th->enc, s, buf, sizeof(buf)), buf);
+		if (n > 0)
+			th->olen += (size_t)n;
+		else if (n < 0)
+			t->st.bad++;
 	}
 	if (th->have)
 		process(t, th, &th->pend, th->pend.next_ip ? th->pend.next_ip : s->ip);
@@ -774,8 +799,10 @@ static void tout_free(struct tout *t)
 		utap_blob_free(&m->lineblob);
 		utap_debuginfo_close(&m->di);
 	}
-	for (size_t i = 0; i < t->nthr; i++)
+	for (size_t i = 0; i < t->nthr; i++) {
 		free(t->thr[i].stack);
+		free(t->thr[i].obuf);
+	}
 	free(t->mods);
 	free(t->maps);
 	free(t->thr);

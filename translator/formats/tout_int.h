@@ -102,6 +102,8 @@ struct tthr {
 	int32_t bb_mod;
 	uint64_t bb_start, bb_end;
 	struct utap_fmt_stream enc;
+	uint8_t *obuf;		/* encoded stream bytes not yet written */
+	size_t olen;
 	size_t last_map;
 };
 
