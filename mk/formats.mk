@@ -16,7 +16,8 @@ FMT_INSN_SRCS := runtime/arch/x86_64/insn.c runtime/arch/x86_64/insn_tables.c
 FMT_SYM_SRCS  := translator/elf/debuginfo.c translator/elf/symtab.c translator/elf/symline.c \
 	translator/elf/symbuild.c runtime/unwind/sym.c
 FMT_LIBS      := -ldw -lelf -llzma -lz
-FMT_HDRS      := $(wildcard runtime/formats/*.h translator/formats/*.h runtime/itrace/*.h)
+FMT_HDRS      := $(wildcard runtime/formats/*.h translator/formats/*.h runtime/itrace/*.h) \
+	testsuite/vm/formats/fmtrun.h
 
 # sink.c is listed in translator.mk; a source listed twice links once ($^)
 UTAP_SRCS += $(FMT_RT_SRCS) $(FMT_RUN_SRCS) $(FMT_INSN_SRCS)
@@ -33,6 +34,8 @@ $(B)/unit/test_fmt_stream: $(FMT_HDRS)
 UNIT_TESTS += test_fmt_writers
 test_fmt_writers_SRCS := testsuite/unit/test_fmt_writers.c testsuite/unit/test_fmt_lib.c $(FMT_ALL_SRCS)
 test_fmt_writers_LIBS := $(FMT_LIBS)
+test_fmt_writers_CFLAGS := -DFMT_SRC_DIR='"$(abspath .)"'
+test_fmt_stream_CFLAGS := -DFMT_SRC_DIR='"$(abspath .)"'
 $(B)/unit/test_fmt_writers: $(FMT_HDRS) $(wildcard translator/elf/*.h runtime/unwind/sym*.h)
 
 # --- tools --------------------------------------------------------------------
@@ -42,9 +45,9 @@ $(B)/fmt-ptrace: bench/formats/fmt_ptrace.c $(FMT_ALL_SRCS) $(FMT_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_UTAP) -o $@ bench/formats/fmt_ptrace.c $(FMT_ALL_SRCS) $(FMT_LIBS)
 
-$(B)/fmt-dump: bench/formats/fmt_dump.c $(FMT_READ_SRCS) $(FMT_HDRS)
+$(B)/fmt-dump: bench/formats/fmt_dump.c $(FMT_READ_SRCS) $(FMT_SYM_SRCS) $(FMT_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_UTAP) -o $@ bench/formats/fmt_dump.c $(FMT_READ_SRCS)
+	$(CC) $(CFLAGS_UTAP) -o $@ bench/formats/fmt_dump.c $(FMT_READ_SRCS) $(FMT_SYM_SRCS) $(FMT_LIBS)
 
 # host-side end to end: build/fmt-ptrace against qemu-user and valgrind
 UNIT_TESTS += test_fmt_e2e
@@ -74,3 +77,9 @@ $(B)/bench/formats: bench/formats/bench_fmt.c $(FMT_ALL_SRCS) $(FMT_HDRS)
 bench: bench-formats
 bench-formats: all $(B)/progs/fmt_work
 	bench/formats/bench.sh $(B)
+
+# the assembled test program (testsuite/vm/formats/fmtprog.sh) for guest tests
+testsuite-progs: $(B)/fmtprog/fmt
+$(B)/fmtprog/fmt: testsuite/vm/formats/fmtprog.sh
+	@mkdir -p $(dir $@)
+	cd $(dir $@) && sh $(abspath $<)

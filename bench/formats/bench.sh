@@ -22,12 +22,17 @@ echo "== in the module (guest), 500000 steps each; rates are the producer's"
 W=$(mktemp -d "$SRC/$B/bench/fmtrun.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 sed "s|@SRCDIR@|$SRC|" "$SRC/bench/formats/kbench.stp.in" > "$W/kbench.stp"
-(cd "$W" && "$SRC/$B/utap" --vm -p4 -g -m utap_fmtbench kbench.stp noop 1 /tmp > /dev/null)
+# script arguments are fixed at translation: one module per mode
+for m in noop qtrace lackey raw16 raw1 printf; do
+	(cd "$W" && "$SRC/$B/utap" --vm -p4 -g -DMAXACTION=100000000 -m utap_fmtbench_$m \
+		kbench.stp $m 500000 /tmp/fb \
+		> /dev/null)
+done
 cat > "$W/guest.sh" <<SH
 cd $W
 for m in noop qtrace lackey raw16 raw1 printf; do
 	rm -rf /tmp/fb && mkdir -p /tmp/fb
-	$SRC/$B/utap --run $W/utap_fmtbench.ko -g -s 64 \$m 500000 /tmp/fb | grep -a "steps .* ns" > $W/\$m.out
+	$SRC/$B/utap --run $W/utap_fmtbench_\$m.ko -g -s 64 | grep -a "steps .* ns" > $W/\$m.out
 done
 SH
 "$SRC/$B/utap" --vm-exec --vm-share "$W" -- /bin/sh "$W/guest.sh" > /dev/null

@@ -3,14 +3,15 @@
  * code in user space (the module runs the same pure-core encoders), of the
  * runner-side writers fed as the runner feeds them, and of the readers.
  *
- * The step stream is the 18-step run of the test program (test_fmt_lib's
- * fmt.s: a call, a loop, a return, a conditional branch, a syscall) over
- * and over; for the writers it is a mapped module without a file, so the
- * figures are the per-step cost, not symbol loading.
+ * The step stream is the 18-step run of the test program (a call, a loop,
+ * a return, a conditional branch, a syscall: testsuite/vm/formats/fmtrun.h)
+ * over and over; for the writers it is a mapped module without a file, so
+ * the figures are the per-step cost, not symbol loading.
  */
 #include "formats/stream.h"
 #include "formats/tout.h"
 #include "formats/qtrace_read.h"
+#include "../../testsuite/vm/formats/fmtrun.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -20,31 +21,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static const struct {
-	uint64_t ip;
-	uint8_t len;
-	uint8_t bytes[5];
-	uint16_t flags;
-} run[18] = {
-	{ 0x40100b, 5, { 0xbf, 0x03, 0x00, 0x00, 0x00 }, 0 },
-	{ 0x401010, 5, { 0xe8, 0xeb, 0xff, 0xff, 0xff }, UTAP_STEP_BRANCH | UTAP_STEP_CALL },
-	{ 0x401000, 2, { 0x31, 0xc0 }, 0 },
-	{ 0x401002, 3, { 0x48, 0x01, 0xf8 }, 0 },
-	{ 0x401005, 3, { 0x48, 0xff, 0xcf }, 0 },
-	{ 0x401008, 2, { 0x75, 0xf8 }, UTAP_STEP_BRANCH | UTAP_STEP_COND },
-	{ 0x401002, 3, { 0x48, 0x01, 0xf8 }, 0 },
-	{ 0x401005, 3, { 0x48, 0xff, 0xcf }, 0 },
-	{ 0x401008, 2, { 0x75, 0xf8 }, UTAP_STEP_BRANCH | UTAP_STEP_COND },
-	{ 0x401002, 3, { 0x48, 0x01, 0xf8 }, 0 },
-	{ 0x401005, 3, { 0x48, 0xff, 0xcf }, 0 },
-	{ 0x401008, 2, { 0x75, 0xf8 }, UTAP_STEP_BRANCH | UTAP_STEP_COND },
-	{ 0x40100a, 1, { 0xc3 }, UTAP_STEP_BRANCH | UTAP_STEP_RET },
-	{ 0x401015, 3, { 0x48, 0x85, 0xc0 }, 0 },
-	{ 0x401018, 2, { 0x74, 0x03 }, UTAP_STEP_BRANCH | UTAP_STEP_COND },
-	{ 0x40101a, 3, { 0x48, 0x89, 0xc7 }, 0 },
-	{ 0x40101d, 5, { 0xb8, 0x3c, 0x00, 0x00, 0x00 }, 0 },
-	{ 0x401022, 2, { 0x0f, 0x05 }, 0 },
-};
 
 #define NSTEPS_ENC (20u * 1000 * 1000)
 #define NSTEPS_RUN (4u * 1000 * 1000)
@@ -62,18 +38,8 @@ static double now(void)
 
 static void make_steps(void)
 {
-	for (int i = 0; i < 18; i++) {
-		struct utap_trace_step *s = &steps[i];
-
-		memset(s, 0, sizeof(*s));
-		s->kind = UTAP_TRACE_STEP;
-		s->size = sizeof(*s);
-		s->tid = 7;
-		s->ip = run[i].ip;
-		s->len = run[i].len;
-		s->flags = run[i].flags;
-		memcpy(s->bytes, run[i].bytes, run[i].len);
-	}
+	for (unsigned int i = 0; i < 18; i++)
+		utap_fmtrun_step(&steps[i], i, 7, false);
 }
 
 static void report(const char *what, uint64_t n, double secs, double bytes)

@@ -9,12 +9,23 @@
  *                             termination code), conditional, taken
  *                             (a discontinuity), exceptions
  *   fmt-dump -c drcov FILE    counts: modules, blocks, bytes
+ *   fmt-dump -r qtrace FILE   the address sequence relative to the first
+ *                             record, one hex offset a line, then "end OFF"
+ *                             for the last record's successor
+ *   fmt-dump -r lackey FILE   the same from lackey text (no "end" line)
+ *   fmt-dump -r qemu LOG PROG FUNC N
+ *                             the same from a qemu-x86_64 -singlestep
+ *                             -d page,exec,nochain log of PROG: N addresses
+ *                             from the first entry to FUNC, then "end OFF"
+ *                             for the one after them
  *
  * Exit status 1 (and a message naming the offset) for a malformed file.
  */
 #include "formats/qtrace.h"
 #include "formats/qtrace_read.h"
 #include "formats/drcov_read.h"
+#include "elf/symtab.h"
+#include "unwind/sym.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -44,6 +55,125 @@ static char *slurp(const char *path, size_t *len)
 	fclose(f);
 	*len = n;
 	return buf;
+}
+
+static int qtrace_rel(const char *path)
+{
+	size_t len;
+	char *data = slurp(path, &len);
+	struct qt_reader r;
+	struct qt_rec rec;
+	uint64_t first = 0, next = 0;
+	bool any = false;
+	int rc;
+
+	qt_reader_init(&r, data, len);
+	while ((rc = qt_next(&r, &rec)) == 1) {
+		if (!any)
+			first = rec.ip;
+		any = true;
+		printf("%" PRIx64 "\n", rec.ip - first);
+		next = rec.next;
+	}
+	if (any)
+		printf("end %" PRIx64 "\n", next - first);
+	free(data);
+	if (rc < 0) {
+		fprintf(stderr, "fmt-dump: %s: %s at byte %zu\n", path, r.error, r.error_off);
+		return 1;
+	}
+	return 0;
+}
+
+static int lackey_rel(const char *path)
+{
+	size_t len;
+	char *data = slurp(path, &len), *p = data, *end = data + len;
+	uint64_t first = 0;
+	bool any = false;
+
+	while (p < end) {
+		char *eol = memchr(p, '\n', end - p);
+		uint64_t ip;
+
+		if (!eol || strncmp(p, "I  ", 3)) {
+			fprintf(stderr, "fmt-dump: %s: not a lackey line at byte %zu\n", path,
+				(size_t)(p - data));
+			free(data);
+			return 1;
+		}
+		ip = strtoull(p + 3, NULL, 16);
+		if (!any)
+			first = ip;
+		any = true;
+		printf("%" PRIx64 "\n", ip - first);
+		p = eol + 1;
+	}
+	free(data);
+	return 0;
+}
+
+/* FUNC's file-relative address and the lowest executable segment's vaddr in PROG. */
+static bool prog_func(const char *prog, const char *func, uint64_t *addr, uint64_t *xlo)
+{
+	struct utap_blob blob = { 0 };
+	struct utap_symtab t;
+	bool found = false;
+
+	if (utap_symtab_build_path(prog, NULL, &blob) || utap_symtab_init(&t, blob.data, blob.size))
+		return false;
+	*xlo = UINT64_MAX;
+	for (uint32_t i = 0; i < t.nsegs; i++)
+		if ((t.segs[i].flags & UTAP_SEG_X) && t.segs[i].vaddr < *xlo)
+			*xlo = t.segs[i].vaddr;
+	for (uint32_t i = 0; i < t.nsyms && !found; i++) {
+		if (!strcmp(t.str + t.name[i], func)) {
+			*addr = t.base + t.addr[i];
+			found = true;
+		}
+	}
+	utap_blob_free(&blob);
+	return found && *xlo != UINT64_MAX;
+}
+
+static int qemu_rel(const char *log, const char *prog, const char *func, uint64_t n)
+{
+	size_t len;
+	char *data = slurp(log, &len), *p = data, *end = data + len, *sc;
+	uint64_t addr = 0, xlo = 0, entry, k = 0;
+	bool on = false;
+
+	if (!prog_func(prog, func, &addr, &xlo)) {
+		fprintf(stderr, "fmt-dump: no function %s in %s\n", func, prog);
+		return 2;
+	}
+	sc = memmem(data, len, "start_code", 10);
+	if (!sc) {
+		fprintf(stderr, "fmt-dump: %s: no start_code (run qemu with -d page,exec)\n", log);
+		return 1;
+	}
+	/* qemu's start_code is the executable segment's run-time start */
+	entry = strtoull(sc + 10, NULL, 16) - (xlo & ~0xfffull) + addr;
+	while (p < end && k <= n) {
+		char *eol = memchr(p, '\n', end - p), *b, *slash;
+		uint64_t pc;
+
+		if (!eol)
+			break;
+		b = memchr(p, '[', eol - p);
+		slash = b && !strncmp(p, "Trace ", 6) ? memchr(b, '/', eol - b) : NULL;
+		p = eol + 1;
+		if (!slash)
+			continue;
+		pc = strtoull(slash + 1, NULL, 16);
+		on = on || pc == entry;
+		if (!on)
+			continue;
+		printf(k == n ? "end %" PRIx64 "\n" : "%" PRIx64 "\n", pc - entry);
+		k++;
+	}
+	free(data);
+	return k == n + 1 ? 0 : 1;
 }
 
 static int qtrace(const char *path, bool counts)
@@ -113,12 +243,20 @@ int main(int argc, char **argv)
 {
 	bool counts = argc > 1 && !strcmp(argv[1], "-c");
 
+	if (argc == 4 && !strcmp(argv[1], "-r") && !strcmp(argv[2], "qtrace"))
+		return qtrace_rel(argv[3]);
+	if (argc == 4 && !strcmp(argv[1], "-r") && !strcmp(argv[2], "lackey"))
+		return lackey_rel(argv[3]);
+	if (argc == 7 && !strcmp(argv[1], "-r") && !strcmp(argv[2], "qemu"))
+		return qemu_rel(argv[3], argv[4], argv[5], strtoull(argv[6], NULL, 10));
 	argv += counts;
 	argc -= counts;
 	if (argc == 3 && !strcmp(argv[1], "qtrace"))
 		return qtrace(argv[2], counts);
 	if (argc == 3 && !strcmp(argv[1], "drcov"))
 		return drcov(argv[2], counts);
-	fprintf(stderr, "usage: fmt-dump [-c] qtrace|drcov FILE\n");
+	fprintf(stderr, "usage: fmt-dump [-c] qtrace|drcov FILE\n"
+		"       fmt-dump -r qtrace|lackey FILE\n"
+		"       fmt-dump -r qemu LOG PROG FUNC N\n");
 	return 2;
 }

@@ -2,6 +2,7 @@
  * test_fmt_lib.c - helpers of the trace format tests (see test_fmt_lib.h).
  */
 #include "test_fmt_lib.h"
+#include "../vm/formats/fmtrun.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -45,82 +46,20 @@ char *path_in(const char *dir, const char *name)
 	return p;
 }
 
-static const char prog_s[] =
-	"	.file 1 \"@DIR@/fmt.c\"\n"
-	"	.text\n"
-	"	.globl loop\n"
-	"	.type loop, @function\n"
-	"loop:\n"
-	"	.loc 1 3\n"
-	"	xor %eax, %eax\n"
-	"	.loc 1 4\n"
-	"1:	add %rdi, %rax\n"
-	"	.loc 1 5\n"
-	"	dec %rdi\n"
-	"	jnz 1b\n"
-	"	.loc 1 6\n"
-	"	ret\n"
-	"	.size loop, .-loop\n"
-	"	.globl _start\n"
-	"	.type _start, @function\n"
-	"_start:\n"
-	"	.loc 1 9\n"
-	"	mov $3, %edi\n"
-	"	call loop\n"
-	"	.loc 1 10\n"
-	"	test %rax, %rax\n"
-	"	je 2f\n"
-	"	.loc 1 11\n"
-	"	mov %rax, %rdi\n"
-	"	.loc 1 12\n"
-	"2:	mov $60, %eax\n"
-	"	syscall\n"
-	"	.size _start, .-_start\n";
-
-static const char prog_c[] =
-	"/* the test program's \"source\": line numbers match fmt.s */\n"
-	"\n"
-	"long loop(long n) {\n"
-	"	long s = 0; do s += n;\n"
-	"	while (--n);\n"
-	"	return s; }\n"
-	"\n"
-	"void _start(void) {\n"
-	"	long r = loop(3);\n"
-	"	if (r)\n"
-	"		exit_with(r);\n"
-	"	exit_with(0); }\n";
-
-static void put_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	if (!f || fputs(text, f) < 0 || fclose(f)) {
-		perror(path);
-		exit(2);
-	}
-}
-
 const char *fmt_build_prog(const char *dir)
 {
 	static char *bin;
-	char *s = subst(prog_s, "DIR", dir, NULL), *src = path_in(dir, "fmt.s");
-	char *c = path_in(dir, "fmt.c"), *cmd, *out = NULL;
+	char *cmd, *out = NULL;
 	int rc;
 
 	free(bin);
 	bin = path_in(dir, "fmt");
-	put_file(src, s);
-	put_file(c, prog_c);
-	if (asprintf(&cmd, "as --64 -o '%s.o' '%s' && ld --build-id=none -o '%s' '%s.o'", bin,
-		     src, bin, bin) < 0)
+	if (asprintf(&cmd, "cd '%s' && sh '%s/testsuite/vm/formats/fmtprog.sh'", dir,
+		     FMT_SRC_DIR) < 0)
 		exit(2);
 	rc = run_cmd(cmd, &out);
 	if (rc)
 		fprintf(stderr, "building the test program failed: %s\n", out);
-	free(s);
-	free(src);
-	free(c);
 	free(cmd);
 	free(out);
 	return rc ? NULL : bin;
@@ -194,43 +133,10 @@ void pb_free(struct pbuf *b)
 
 void fmt_prog_trace(struct pbuf *b, const char *bin, uint32_t tid, bool next_ips)
 {
-	static const struct {
-		uint64_t ip;
-		const char *hex;
-		uint16_t flags;
-	} run[] = {
-		{ 0x40100b, "bf03000000", 0 },
-		{ 0x401010, "e8ebffffff", UTAP_STEP_BRANCH | UTAP_STEP_CALL },
-		{ 0x401000, "31c0", 0 },
-		{ 0x401002, "4801f8", 0 },
-		{ 0x401005, "48ffcf", 0 },
-		{ 0x401008, "75f8", UTAP_STEP_BRANCH | UTAP_STEP_COND },
-		{ 0x401002, "4801f8", 0 },
-		{ 0x401005, "48ffcf", 0 },
-		{ 0x401008, "75f8", UTAP_STEP_BRANCH | UTAP_STEP_COND },
-		{ 0x401002, "4801f8", 0 },
-		{ 0x401005, "48ffcf", 0 },
-		{ 0x401008, "75f8", UTAP_STEP_BRANCH | UTAP_STEP_COND },
-		{ 0x40100a, "c3", UTAP_STEP_BRANCH | UTAP_STEP_RET },
-		{ 0x401015, "4885c0", 0 },
-		{ 0x401018, "7403", UTAP_STEP_BRANCH | UTAP_STEP_COND },
-		{ 0x40101a, "4889c7", 0 },
-		{ 0x40101d, "b83c000000", 0 },
-		{ 0x401022, "0f05", 0 },
-	};
-	size_t n = sizeof(run) / sizeof(run[0]);
-
 	pb_map(b, 100, 0x401000, 0x402000, 0x1000, 0, bin);
 	pb_thread(b, tid, 100, true);
-	for (size_t i = 0; i < n; i++) {
-		uint16_t f = run[i].flags;
-		uint64_t next = next_ips && i + 1 < n ? run[i + 1].ip : 0;
-
-		if ((f & UTAP_STEP_BRANCH) && i + 1 < n &&
-		    run[i + 1].ip != run[i].ip + strlen(run[i].hex) / 2)
-			f |= UTAP_STEP_TAKEN;
-		pb_step(b, tid, run[i].ip, run[i].hex, f, next);
-	}
+	for (unsigned int i = 0; i < UTAP_FMTRUN_STEPS; i++)
+		utap_fmtrun_step(pb_room(b, sizeof(struct utap_trace_step)), i, tid, next_ips);
 	pb_thread(b, tid, 100, false);
 }
 

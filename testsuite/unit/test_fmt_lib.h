@@ -17,9 +17,10 @@ const char *fmt_tmpdir(void);
 void fmt_cleanup(void);
 
 /*
- * Assemble and link the test program in DIR (non-PIE, no build-id, text at
- * 0x401000, source lines from DIR/fmt.c, which is written too). Returns its
- * path, or NULL if the assembler or linker failed.
+ * Assemble and link the test program in DIR with testsuite/vm/formats/
+ * fmtprog.sh (non-PIE, no build-id, text at 0x401000, source lines from
+ * DIR/fmt.c, which is written too). Returns its path, or NULL if the
+ * assembler or linker failed. Its run is testsuite/vm/formats/fmtrun.h.
  *
  *   401000 loop:   xor %eax,%eax            fmt.c:3
  *   401002         add %rdi,%rax            fmt.c:4

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * fmtsteps.h - embedded C of the trace format guest tests: the 18 steps of
- * the program fmtprog.sh assembles (from _start to its exit syscall), sent
- * the two ways a stepping engine can send them:
+ * the program fmtprog.sh assembles (fmtrun.h), sent the two ways a stepping
+ * engine can send them:
  *
  *   utap_t_stream(tid, next_ips)   through the module's streaming encoder
  *                                  (runtime/formats/output.c): qtrace or
@@ -15,50 +15,12 @@
  *                                  the steps the transport dropped
  */
 #include "formats/output.c"
-
-static const struct {
-	u64 ip;
-	u8 len;
-	u8 bytes[5];
-	u16 flags;
-} utap_t_run[18] = {
-	{ 0x40100b, 5, { 0xbf, 0x03, 0x00, 0x00, 0x00 }, 0 },
-	{ 0x401010, 5, { 0xe8, 0xeb, 0xff, 0xff, 0xff }, UTAP_STEP_BRANCH | UTAP_STEP_CALL },
-	{ 0x401000, 2, { 0x31, 0xc0 }, 0 },
-	{ 0x401002, 3, { 0x48, 0x01, 0xf8 }, 0 },
-	{ 0x401005, 3, { 0x48, 0xff, 0xcf }, 0 },
-	{ 0x401008, 2, { 0x75, 0xf8 }, UTAP_STEP_BRANCH | UTAP_STEP_COND },
-	{ 0x401002, 3, { 0x48, 0x01, 0xf8 }, 0 },
-	{ 0x401005, 3, { 0x48, 0xff, 0xcf }, 0 },
-	{ 0x401008, 2, { 0x75, 0xf8 }, UTAP_STEP_BRANCH | UTAP_STEP_COND },
-	{ 0x401002, 3, { 0x48, 0x01, 0xf8 }, 0 },
-	{ 0x401005, 3, { 0x48, 0xff, 0xcf }, 0 },
-	{ 0x401008, 2, { 0x75, 0xf8 }, UTAP_STEP_BRANCH | UTAP_STEP_COND },
-	{ 0x40100a, 1, { 0xc3 }, UTAP_STEP_BRANCH | UTAP_STEP_RET },
-	{ 0x401015, 3, { 0x48, 0x85, 0xc0 }, 0 },
-	{ 0x401018, 2, { 0x74, 0x03 }, UTAP_STEP_BRANCH | UTAP_STEP_COND },
-	{ 0x40101a, 3, { 0x48, 0x89, 0xc7 }, 0 },
-	{ 0x40101d, 5, { 0xb8, 0x3c, 0x00, 0x00, 0x00 }, 0 },
-	{ 0x401022, 2, { 0x0f, 0x05 }, 0 },
-};
+#include "fmtrun.h"
 
 static void utap_t_step(struct utap_trace_step *s, int i, u32 tid, bool next_ips)
 {
-	memset(s, 0, sizeof(*s));
-	s->kind = UTAP_TRACE_STEP;
-	s->size = sizeof(*s);
-	s->tid = tid;
+	utap_fmtrun_step(s, i, tid, next_ips);
 	s->cpu = raw_smp_processor_id();
-	s->ip = utap_t_run[i].ip;
-	s->len = utap_t_run[i].len;
-	s->flags = utap_t_run[i].flags;
-	memcpy(s->bytes, utap_t_run[i].bytes, s->len);
-	if (next_ips && i + 1 < 18)
-		s->next_ip = utap_t_run[i + 1].ip;
-	if ((s->flags & UTAP_STEP_BRANCH) && i + 1 < 18 &&
-	    utap_t_run[i + 1].ip != s->ip + s->len)
-		s->flags |= UTAP_STEP_TAKEN;
-	s->time_ns = ktime_get_ns();
 }
 
 static struct utap_fmt_thread utap_t_thread;
