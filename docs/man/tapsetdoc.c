@@ -602,30 +602,31 @@ static void write_page(FILE *out, struct tapset *ts, int nts, const char *versio
 			else if (k + 1 >= t->n || strcmp(t->e[k + 1].name, e->name))
 				fputs(".PP\n(not documented yet)\n", out);
 		}
-		if (!any_alias)
-			continue;
-		fputs(".SS Probe aliases\n", out);
+		/* aliases with a doc comment: an entry each, like functions */
 		for (int k = 0; k < t->n; k++) {
 			struct entry *e = &t->e[k];
 
-			if (!e->is_alias)
+			if (!e->is_alias || !e->doc)
 				continue;
+			fputs(".SS ", out);
+			roff_text(out, e->name, strlen(e->name), false);
+			/* names and points hold no backslash nor a leading dot */
+			fprintf(out, ".PP\nprobe \\fB%s\\fR = %s\n", e->name, e->sig);
+			roff_doc(out, e->doc);
+		}
+		/* the others in one list */
+		any_alias = false;
+		for (int k = 0; k < t->n; k++) {
+			struct entry *e = &t->e[k];
+
+			if (!e->is_alias || e->doc)
+				continue;
+			if (!any_alias)
+				fputs(".SS Probe aliases\n", out);
+			any_alias = true;
 			fputs(".TP\n\\fB", out);
 			roff_text(out, e->name, strlen(e->name), false);
 			fputs("\\fR\n", out);
-			if (e->doc) {
-				int n;
-				char **v = doc_lines(e->doc, &n);
-
-				for (int j = 0; j < n; j++) {
-					const char *dash = j == 0 ? strstr(v[j], " - ") : NULL;
-
-					if (v[j][0])
-						roff_line(out, dash ? dash + 3 : v[j], true);
-					free(v[j]);
-				}
-				free(v);
-			}
 			fputs("expands to ", out);
 			roff_text(out, e->sig, strlen(e->sig), false);
 		}
