@@ -138,10 +138,29 @@ static void file_buildid(const char *path, char *hex, size_t size)
 	utap_elf_close(&e);
 }
 
+/*
+ * A walk in a probe asks through /proc/PID/map_files/START-END (it cannot
+ * look paths up there): the file is read through that link, and the answer
+ * names the file's real path, which the module prints and looks up.
+ */
+static const char *real_path(const char *path, char *buf, size_t size)
+{
+	ssize_t n;
+
+	if (strncmp(path, "/proc/", 6) || !strstr(path, "/map_files/"))
+		return path;
+	n = readlink(path, buf, size - 1);
+	if (n <= 0)
+		return path;
+	buf[n] = 0;
+	return buf;
+}
+
 /* Build (or take from the cache) the tables of path and send them as answer seq. */
 static void answer(int fd, uint32_t seq, const char *path)
 {
-	char hex[128], err[256];
+	char hex[128], err[256], real[4096];
+	const char *name = real_path(path, real, sizeof(real));
 	char *uw_cache, *sym_cache;
 	size_t uw_len = 0, sym_len = 0;
 	void *uw, *sym;
@@ -173,9 +192,9 @@ static void answer(int fd, uint32_t seq, const char *path)
 		}
 	}
 	if (uw && sym)
-		send_tables(fd, seq, 0, path, uw, uw_len, sym, sym_len);
+		send_tables(fd, seq, 0, name, uw, uw_len, sym, sym_len);
 	else
-		send_tables(fd, seq, TABLES_NONE, path, NULL, 0, NULL, 0);
+		send_tables(fd, seq, TABLES_NONE, name, NULL, 0, NULL, 0);
 	free(uw);
 	free(sym);
 	free(uw_cache);
@@ -238,8 +257,8 @@ void tables_send_vdso(int fd)
 	elf = elf_memory(copy, end - start);
 	if (elf && uw_build_elf(elf, NULL, NULL, &ub, &st, err, sizeof(err)) == 0 &&
 	    utap_debuginfo_open_memory(&di, copy, end - start, NULL, NULL, 0) == 0 &&
-	    utap_symtab_build(&di, 0, &sb) == 0)
-		send_tables(fd, 0, TABLES_VDSO, "[vdso]", ub.data, ub.len, sb.data, sb.size);
+	    utap_symtab_build(&di, UTAP_SYMTAB_NO_ABS, &sb) == 0)
+		send_tables(fd, 0, TABLES_VDSO, "linux-vdso.so.1", ub.data, ub.len, sb.data, sb.size);
 	if (elf)
 		elf_end(elf);
 	uw_blob_free(&ub);

@@ -285,6 +285,8 @@ static int collect_range(struct sym_collect *c, const struct symsrc *s, size_t f
 		if (!type_wanted(GELF_ST_TYPE(sym.st_info), c->flags) ||
 		    !defined_in_memory(s, &sym, xshndx))
 			continue;
+		if (sym.st_shndx == SHN_ABS && (c->flags & UTAP_SYMTAB_NO_ABS))
+			continue;
 		if (!c->range.any || sym.st_value < c->range.lo || sym.st_value >= c->range.hi)
 			continue;
 		name = elf_strptr(s->elf, s->strndx, sym.st_name);

@@ -84,6 +84,8 @@ int utap_linetab_pack(const struct utap_line_in *rows, size_t n, const char *con
 
 /* Also keep STT_NOTYPE symbols (kernel images, hand-written assembly). */
 #define UTAP_SYMTAB_NOTYPE	0x1u
+/* Drop SHN_ABS symbols (the vDSO's version markers, e.g. LINUX_2.6 at 0). */
+#define UTAP_SYMTAB_NO_ABS	0x2u
 
 /*
  * The symbol table of the binary DI describes. Returns 0 (possibly with no
