@@ -16,6 +16,8 @@
 #include "elf/uwbuild.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +26,7 @@
 
 struct umodule {
 	const char *path;	/* canonical */
+	bool explicit_d;	/* named with -d: a file utap cannot read is an error */
 	const char *uw_file, *sym_file, *line_file;
 	size_t uw_len, sym_len, line_len;
 };
@@ -61,13 +64,16 @@ static bool add_module(const char *path, bool explicit_d)
 		return false;
 	}
 	for (int i = 0; i < numods; i++)
-		if (!strcmp(umods[i].path, real))
+		if (!strcmp(umods[i].path, real)) {
+			umods[i].explicit_d |= explicit_d;
 			return true;
+		}
 	if (numods == (int)ARRAY_LEN(umods)) {
 		errorf("too many modules for unwind and symbol tables (the limit is %d)",
 		       (int)ARRAY_LEN(umods));
 		return false;
 	}
+	umods[numods].explicit_d = explicit_d;
 	umods[numods++].path = arena_strdup(real);
 	return true;
 }
@@ -105,6 +111,38 @@ static void add_probed_binaries(struct session *s)
 		if (q && p[0] == '/')
 			add_module(arena_strndup(p, (size_t)(q - p)), false);
 	}
+}
+
+/*
+ * The dynamic loader an executable names (PT_INTERP): it is mapped by
+ * execve, not by mmap, and runs in every process (start-up, lazy binding).
+ */
+static void add_interp(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf = NULL;
+	size_t n = 0;
+
+	if (fd < 0)
+		return;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (elf && elf_kind(elf) == ELF_K_ELF && elf_getphdrnum(elf, &n) == 0) {
+		for (size_t i = 0; i < n; i++) {
+			GElf_Phdr ph;
+			char interp[PATH_MAX];
+
+			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_INTERP ||
+			    !ph.p_filesz || ph.p_filesz >= sizeof(interp))
+				continue;
+			if (pread(fd, interp, ph.p_filesz, (off_t)ph.p_offset) == (ssize_t)ph.p_filesz &&
+			    interp[ph.p_filesz - 1] == 0)
+				add_module(interp, false);
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
 }
 
 /*
@@ -146,8 +184,13 @@ static int build_tables(struct session *s, struct umodule *m, int idx, unsigned 
 		struct uw_build_stats st = { 0 };
 
 		if (uw_build_file(m->path, NULL, &uw, &st, err, sizeof(err))) {
-			errorf("cannot build the unwind table of %s: %s", m->path, err);
-			return -1;
+			/* a file only met on the way (a -c target, a probed binary) costs frames */
+			if (m->explicit_d) {
+				errorf("cannot build the unwind table of %s: %s", m->path, err);
+				return -1;
+			}
+			warnf("no unwind table for %s: %s", m->path, err);
+			return 1;
 		}
 		m->uw_file = arena_printf("%s/umod%d.uwt", s->tmpdir, idx);
 		m->uw_len = uw.len;
@@ -162,8 +205,12 @@ static int build_tables(struct session *s, struct umodule *m, int idx, unsigned 
 		struct utap_blob sym = { 0 };
 
 		if (utap_symtab_build_path(m->path, NULL, &sym)) {
-			errorf("cannot build the symbol table of %s", m->path);
-			return -1;
+			if (m->explicit_d) {
+				errorf("cannot build the symbol table of %s", m->path);
+				return -1;
+			}
+			warnf("no symbol table for %s", m->path);
+			return 1;
 		}
 		m->sym_file = arena_printf("%s/umod%d.sym", s->tmpdir, idx);
 		m->sym_len = sym.size;
@@ -216,16 +263,25 @@ int emit_ustack_tables(struct emitter *em)
 	if (s->target_pid)
 		add_module(arena_printf("/proc/%ld/exe", s->target_pid), false);
 	add_probed_binaries(s);
+	for (int i = 0, n = numods; i < n; i++)
+		add_interp(umods[i].path);
 	if (s->ldd)
 		for (int i = 0, n = numods; i < n; i++)
 			add_ldd(s, umods[i].path);
 	if (diag_errors)
 		return -1;
+	for (int i = 0, kept = 0, n = numods; i < n; i++) {
+		int rc = build_tables(s, &umods[i], i, needs);
+
+		if (rc < 0)
+			return -1;
+		if (rc == 0)	/* else left out: its frames end the walk, counted */
+			umods[kept++] = umods[i];
+		numods = kept;
+	}
 	for (int i = 0; i < numods; i++) {
 		struct umodule *m = &umods[i];
 
-		if (build_tables(s, m, i, needs))
-			return -1;
 		if (m->uw_file)
 			emit_blob(em, arena_printf("utap_umod_uw_%d", i), m->uw_file);
 		emit_blob(em, arena_printf("utap_umod_sym_%d", i), m->sym_file);
@@ -253,6 +309,6 @@ int emit_ustack_tables(struct emitter *em)
 	sb_puts(&em->exit, "\tutap_umods_exit();\n");
 	/* files mapped later: hold the target's tasks until the runner has built their tables */
 	sb_puts(&em->reg, "\t{\n\t\tint rc = utap_hold_start();\n\n\t\tif (rc)\n\t\t\treturn rc;\n\t}\n");
-	sb_puts(&em->unreg, "\tutap_hold_stop();\n");
+	sb_puts(&em->unreg, "\tutap_hold_stop();\n\tutap_ustack_report();\n");
 	return 0;
 }

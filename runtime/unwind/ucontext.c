@@ -83,6 +83,16 @@ static int utap_umod_setup(struct utap_umod *m, const char *path, const void *uw
 	return 0;
 }
 
+/* The run's summary: frames in files without tables (each file was also named once). */
+static void utap_ustack_report(void)
+{
+	long long n = atomic64_read(&utap_missing_frames);
+
+	if (n)
+		utap_warn("%lld user stack frame%s lacked unwind tables (the stack went on "
+			  "inexact or ended there)", n, n == 1 ? "" : "s");
+}
+
 static int utap_umods_init(void)
 {
 	int i, n = 0;
@@ -125,9 +135,91 @@ struct utap_umap {
 	u64 bias;
 	struct utap_umod *mod;		/* NULL: a file without tables */
 	struct inode *inode;
+	u64 off;			/* the file offset mapped at start */
 	u64 ext_start, ext_end;		/* the whole file's extent, for [MOD+OFF/SIZE] */
 	char path[128];			/* the file's path when it has no tables */
 };
+
+/*
+ * The name of a mapped file without tables, for printing. In task context
+ * (not in a probe) d_path; a probe may interrupt d_move() holding
+ * rename_lock, so there only the last component is copied, without locks
+ * and without faulting (the name stays valid while preemption is off).
+ */
+static void utap_umap_name(struct vm_area_struct *vma, struct utap_umap *out, bool in_probe)
+{
+	const unsigned char *name;
+	size_t i;
+	char *p;
+
+	if (!in_probe) {
+		p = d_path(&vma->vm_file->f_path, out->path, sizeof(out->path));
+		if (!IS_ERR(p)) {
+			memmove(out->path, p, strlen(p) + 1);
+			return;
+		}
+	}
+	name = READ_ONCE(vma->vm_file->f_path.dentry->d_name.name);
+	for (i = 0; i + 1 < sizeof(out->path); i++)
+		if (get_kernel_nofault(out->path[i], name + i) || !out->path[i])
+			break;
+	out->path[i] = 0;
+	if (!i)
+		strscpy(out->path, "?", sizeof(out->path));
+}
+
+/* Bias and extent from the file's own load segments, when it has a symbol table. */
+static bool utap_umap_mod_bias(struct utap_umap *m)
+{
+	if (!m->mod || !m->mod->has_syms ||
+	    utap_symtab_load_bias(&m->mod->syms, m->start, m->off, &m->bias))
+		return false;
+	utap_symtab_extent(&m->mod->syms, m->bias, &m->ext_start, &m->ext_end);
+	return true;
+}
+
+/* What the mapping VMA (locked by the caller) means for addresses in it; false if nothing. */
+static bool utap_umap_fill(struct mm_struct *mm, struct vm_area_struct *vma,
+			   struct utap_umap *out, bool in_probe)
+{
+	memset(out, 0, sizeof(*out));
+	out->start = vma->vm_start;
+	out->end = vma->vm_end;
+	if (!vma->vm_file) {
+		/* the vDSO has no file: its tables come from the runner's copy of the image */
+		if (!utap_vdso_mod || vma->vm_start != (unsigned long)mm->context.vdso)
+			return false;
+		out->mod = utap_vdso_mod;
+		if (utap_symtab_load_bias(&out->mod->syms, vma->vm_start, 0, &out->bias))
+			out->bias = vma->vm_start;
+		out->ext_start = vma->vm_start;
+		out->ext_end = vma->vm_end;
+		return true;
+	}
+	out->inode = file_inode(vma->vm_file);
+	out->off = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	out->mod = utap_umod_by_inode(out->inode);
+	if (utap_umap_mod_bias(out))
+		return true;
+	out->bias = vma->vm_start - out->off;
+	out->ext_start = out->bias;
+	out->ext_end = vma->vm_end;
+	if (!out->mod)
+		utap_umap_name(vma, out, in_probe);
+	return true;
+}
+
+/*
+ * A remembered mapping of a file that had no tables then: they may have
+ * come since (the runner answers after the walk that asked).
+ */
+static void utap_umap_refresh(struct utap_umap *m)
+{
+	if (!m->mod && m->inode) {
+		m->mod = utap_umod_by_inode(m->inode);
+		utap_umap_mod_bias(m);
+	}
+}
 
 /*
  * Looks the address up in current's mappings. Probe context cannot sleep, so
@@ -142,46 +234,8 @@ static int utap_umap_find(u64 addr, struct utap_umap *out)
 	if (!mm || in_nmi() || !mmap_read_trylock(mm))
 		return -EAGAIN;
 	vma = find_vma(mm, addr);
-	if (vma && vma->vm_start <= addr && !vma->vm_file && utap_vdso_mod &&
-	    vma->vm_start == (unsigned long)mm->context.vdso) {
-		/* the vDSO has no file: its tables come from the runner's copy of the image */
-		memset(out, 0, sizeof(*out));
-		out->start = vma->vm_start;
-		out->end = vma->vm_end;
-		out->mod = utap_vdso_mod;
-		if (utap_symtab_load_bias(&out->mod->syms, vma->vm_start, 0, &out->bias))
-			out->bias = vma->vm_start;
-		out->ext_start = vma->vm_start;
-		out->ext_end = vma->vm_end;
+	if (vma && vma->vm_start <= addr && utap_umap_fill(mm, vma, out, true))
 		rc = 0;
-	} else if (vma && vma->vm_start <= addr && vma->vm_file) {
-		struct inode *inode = file_inode(vma->vm_file);
-		u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
-
-		memset(out, 0, sizeof(*out));
-		out->start = vma->vm_start;
-		out->end = vma->vm_end;
-		out->inode = inode;
-		out->mod = utap_umod_by_inode(inode);
-		if (out->mod && out->mod->has_syms &&
-		    utap_symtab_load_bias(&out->mod->syms, vma->vm_start, off, &out->bias) == 0) {
-			utap_symtab_extent(&out->mod->syms, out->bias, &out->ext_start,
-					   &out->ext_end);
-		} else {
-			out->bias = vma->vm_start - off;
-			out->ext_start = vma->vm_start - off;
-			out->ext_end = vma->vm_end;
-			if (!out->mod) {
-				char *p = d_path(&vma->vm_file->f_path, out->path, sizeof(out->path));
-
-				if (IS_ERR(p))
-					strscpy(out->path, "?", sizeof(out->path));
-				else
-					memmove(out->path, p, strlen(p) + 1);
-			}
-		}
-		rc = 0;
-	}
 	mmap_read_unlock(mm);
 	return rc;
 }
@@ -196,6 +250,7 @@ static int utap_umap_find(u64 addr, struct utap_umap *out)
 
 struct utap_seen_map {
 	pid_t tgid;
+	const struct mm_struct *mm;	/* identity only, never dereferenced */
 	struct utap_umap map;
 };
 
@@ -212,19 +267,27 @@ static void utap_seen_add(const struct utap_umap *m)
 	if (!raw_spin_trylock_irqsave(&utap_seen_lock, flags))
 		return;		/* remembering is best effort: never wait in a probe */
 	for (i = 0; i < utap_seen_count; i++)
-		if (utap_seen[i].tgid == tgid && utap_seen[i].map.start == m->start)
-			goto out;
-	utap_seen[utap_seen_next].tgid = tgid;
-	utap_seen[utap_seen_next].map = *m;
-	utap_seen_next = (utap_seen_next + 1) % UTAP_SEEN_MAPS;
-	if (utap_seen_count < UTAP_SEEN_MAPS)
-		utap_seen_count++;
-out:
+		if (utap_seen[i].mm == current->mm && utap_seen[i].map.start == m->start)
+			break;
+	if (i == utap_seen_count) {
+		i = utap_seen_next;
+		utap_seen_next = (utap_seen_next + 1) % UTAP_SEEN_MAPS;
+		if (utap_seen_count < UTAP_SEEN_MAPS)
+			utap_seen_count++;
+	}
+	/* a mapping seen again replaces what was there: it may have changed */
+	utap_seen[i].tgid = tgid;
+	utap_seen[i].mm = current->mm;
+	utap_seen[i].map = *m;
 	raw_spin_unlock_irqrestore(&utap_seen_lock, flags);
 }
 
-/* A remembered mapping of addr: the given process's first, else the newest. */
-static int utap_seen_find(u64 addr, pid_t prefer, struct utap_umap *out)
+/*
+ * A remembered mapping of addr. With mm, only that address space's; else
+ * the given process's first, else the newest.
+ */
+static int utap_seen_find(u64 addr, pid_t prefer, const struct mm_struct *mm,
+			  struct utap_umap *out)
 {
 	unsigned long flags;
 	unsigned int i, k;
@@ -236,6 +299,8 @@ static int utap_seen_find(u64 addr, pid_t prefer, struct utap_umap *out)
 		i = (utap_seen_next + UTAP_SEEN_MAPS - k) % UTAP_SEEN_MAPS;
 		if (addr < utap_seen[i].map.start || addr >= utap_seen[i].map.end)
 			continue;
+		if (mm && utap_seen[i].mm != mm)
+			continue;
 		if (found < 0 || utap_seen[i].tgid == prefer)
 			found = i;
 		if (utap_seen[i].tgid == prefer)
@@ -244,7 +309,10 @@ static int utap_seen_find(u64 addr, pid_t prefer, struct utap_umap *out)
 	if (found >= 0)
 		*out = utap_seen[found].map;
 	raw_spin_unlock_irqrestore(&utap_seen_lock, flags);
-	return found >= 0 ? 0 : -ENOENT;
+	if (found < 0)
+		return -ENOENT;
+	utap_umap_refresh(out);
+	return 0;
 }
 
 static bool utap_seen_tgid(pid_t tgid)
@@ -262,6 +330,70 @@ static bool utap_seen_tgid(pid_t tgid)
 /* ---- phase 1: the user registers of this probe hit ---- */
 
 enum utap_ustate { UTAP_USTACK_OK, UTAP_USTACK_NONE, UTAP_USTACK_COMPAT };
+
+/*
+ * The original return address of the uretprobe that hijacked the return
+ * address slot at SLOT, or 0. The hijacked value is uprobes' trampoline,
+ * the first slot of its page. The task's return instances are read without
+ * faulting: a sample can interrupt the task while it frees one.
+ */
+static u64 utap_uretprobe_orig(u64 slot)
+{
+	struct uprobe_task *ut = current->utask;
+	struct return_instance *ri;
+	unsigned long stack, orig;
+	int guard = 64;
+
+	if (!ut || get_kernel_nofault(ri, &ut->return_instances))
+		return 0;
+	while (ri && guard--) {
+		if (get_kernel_nofault(stack, &ri->stack) ||
+		    get_kernel_nofault(orig, &ri->orig_ret_vaddr))
+			return 0;
+		if (stack == slot)
+			return orig;
+		if (get_kernel_nofault(ri, &ri->next))
+			return 0;
+	}
+	return 0;
+}
+
+/*
+ * Where uprobes moved the task, its code's own address: the uretprobe
+ * trampoline the task has just returned into (the slot it popped is right
+ * below sp) stands for the original return address; the out-of-line slot
+ * that single-steps a probed instruction stands for that instruction.
+ */
+static u64 utap_uprobes_pc(u64 pc, u64 sp, u32 *flags)
+{
+	struct uprobe_task *ut = current->utask;
+	u64 orig;
+
+	if (!ut)
+		return pc;
+	if ((pc & ~PAGE_MASK) <= 1) {	/* at the trampoline, or past its int3 */
+		orig = utap_uretprobe_orig(sp - sizeof(long));
+		if (orig) {
+			*flags |= UW_WALK_PC_IS_RA;
+			return orig;
+		}
+	}
+	if (ut->state != UTASK_RUNNING && ut->xol_vaddr && pc >= ut->xol_vaddr &&
+	    pc < ut->xol_vaddr + MAX_UINSN_BYTES + 1)
+		return ut->vaddr + (pc - ut->xol_vaddr);
+	return pc;
+}
+
+/*
+ * Did the task enter the kernel through the syscall instruction? Then the
+ * saved ip follows it, like a return address. SYSCALL itself copies rip
+ * to rcx and rflags to r11; an exception's error code (also >= 0 in
+ * orig_ax) comes with neither.
+ */
+static bool utap_in_syscall(const struct pt_regs *regs)
+{
+	return (long)regs->orig_ax >= 0 && regs->cx == regs->ip && regs->r11 == regs->flags;
+}
 
 static enum utap_ustate utap_uregs(struct utap_context *c, struct uw_regs *r, u32 *flags)
 {
@@ -291,14 +423,12 @@ static enum utap_ustate utap_uregs(struct utap_context *c, struct uw_regs *r, u3
 	uw_set(r, UWT_R13, regs->r13);
 	uw_set(r, UWT_R14, regs->r14);
 	uw_set(r, UWT_R15, regs->r15);
-	uw_set(r, UWT_RIP, regs->ip);
-	*flags = 0;
-	/*
-	 * In a syscall the saved ip follows the syscall instruction, like a
-	 * return address; so does a uretprobe's ip (the caller resumes there).
-	 */
-	if ((!c->user_mode && (long)regs->orig_ax >= 0) || c->pc_is_ra)
+	/* code without tables gets a frame-pointer step, its frames marked inexact */
+	*flags = UW_WALK_FP_FALLBACK;
+	/* a uretprobe's ip is where the caller resumes: a return address too */
+	if (c->pc_is_ra || (!(c->user_mode && c->regs) && utap_in_syscall(regs)))
 		*flags |= UW_WALK_PC_IS_RA;
+	uw_set(r, UWT_RIP, utap_uprobes_pc(regs->ip, regs->sp, flags));
 	return UTAP_USTACK_OK;
 }
 
@@ -317,9 +447,9 @@ static int utap_uw_read(void *ctx, u64 addr, void *dst, u32 len)
 
 static void utap_note_missing(struct utap_umap *m)
 {
+	char via[64];
 	int i, n;
 
-	atomic64_inc(&utap_missing_frames);
 	if (m->mod) {
 		if (!m->mod->warned) {
 			m->mod->warned = true;
@@ -332,11 +462,19 @@ static void utap_note_missing(struct utap_umap *m)
 	for (i = 0; i < n && i < UTAP_MISSING_SLOTS; i++)
 		if (READ_ONCE(utap_missing[i]) == m->inode)
 			return;
+	if (n >= UTAP_MISSING_SLOTS)
+		return;		/* enough files named: the rest are only counted */
 	i = atomic_inc_return(&utap_nmissing) - 1;
 	if (i < UTAP_MISSING_SLOTS)
 		WRITE_ONCE(utap_missing[i], m->inode);
-	/* ask the runner, without waiting: later walks through this file will be complete */
-	utap_request_tables(m->inode, m->path);
+	/*
+	 * Ask the runner, without waiting: later walks through this file will
+	 * be complete. It opens the file through the mapping (no path lookup
+	 * here) and answers with the file's real path.
+	 */
+	scnprintf(via, sizeof(via), "/proc/%d/map_files/%llx-%llx", current->tgid,
+		  (unsigned long long)m->start, (unsigned long long)m->end);
+	utap_request_tables(m->inode, via);
 	utap_warn("Missing unwind data for a module, rerun with 'utap -d %s'", m->path);
 }
 
@@ -345,10 +483,19 @@ static int utap_ufind(void *ctx, u64 pc, struct uw_module *mod)
 	struct utap_uwalk *w = ctx;
 
 	if (!w->have_last || pc < w->last.start || pc >= w->last.end) {
-		if (utap_umap_find(pc, &w->last))
+		int rc = utap_umap_find(pc, &w->last);
+
+		/*
+		 * The mmap lock is held (mmap, brk, a fault) or cannot be taken
+		 * here: what earlier walks saw of this address space stands in.
+		 */
+		if (rc == -EAGAIN)
+			rc = utap_seen_find(pc, current->tgid, current->mm, &w->last);
+		else if (rc == 0)
+			utap_seen_add(&w->last);
+		if (rc)
 			return -ENOENT;
 		w->have_last = true;
-		utap_seen_add(&w->last);
 	}
 	mod->table = w->last.mod ? w->last.mod->uw : NULL;
 	mod->bias = w->last.bias;
@@ -359,21 +506,17 @@ static int utap_ufind(void *ctx, u64 pc, struct uw_module *mod)
 
 /*
  * A uretprobe replaces the return address on the stack with its trampoline;
- * the task's pending return instances remember the original, keyed by where
- * on the stack it was.
+ * the task's pending return instances remember the original, keyed by the
+ * slot it was in (just below the caller's stack pointer).
  */
 static u64 utap_ufixup_ra(void *ctx, u64 ra, u64 sp)
 {
-	struct uprobe_task *ut = current->utask;
-	struct return_instance *ri;
-	int guard = 64;
+	u64 orig;
 
-	if (!ut)
+	if (ra & ~PAGE_MASK)
 		return ra;
-	for (ri = ut->return_instances; ri && guard--; ri = ri->next)
-		if (ri->stack == sp - sizeof(long))
-			return ri->orig_ret_vaddr;
-	return ra;
+	orig = utap_uretprobe_orig(sp - sizeof(long));
+	return orig ? orig : ra;
 }
 
 /* The user backtrace of this probe hit, walked once and cached in the context. */
@@ -405,6 +548,10 @@ static struct utap_ustack *utap_ustack_get(struct utap_context *c)
 	uw_walk(&regs, flags, &ops, &tr);
 	us->nr = tr.nr;
 	us->stop = tr.stop;
+	/* frames with no table row: stepped over by frame pointer, or the last one */
+	if (tr.inexact || tr.stop == UW_STOP_NO_TABLE || tr.stop == UW_STOP_NO_MODULE)
+		atomic64_add(tr.inexact + (tr.stop == UW_STOP_NO_TABLE ||
+					   tr.stop == UW_STOP_NO_MODULE), &utap_missing_frames);
 	return us;
 }
 
@@ -420,9 +567,9 @@ static void utap_usym_ctx(u64 addr, struct utap_umap *m, struct utap_sym_ctx *sc
 	 */
 	if (utap_seen_tgid(current->tgid))
 		*found = utap_umap_find(addr, m) == 0 ||
-			 utap_seen_find(addr, current->tgid, m) == 0;
+			 utap_seen_find(addr, current->tgid, current->mm, m) == 0;
 	else
-		*found = utap_seen_find(addr, utap_target, m) == 0 ||
+		*found = utap_seen_find(addr, utap_target, NULL, m) == 0 ||
 			 utap_umap_find(addr, m) == 0;
 	if (!*found)
 		return;
@@ -459,8 +606,10 @@ static void utap_ubacktrace_render(struct utap_context *c, unsigned mode, char *
 	if (buf && size)
 		buf[0] = 0;
 	if (us->state != UTAP_USTACK_OK) {
-		int n = us->state == UTAP_USTACK_COMPAT ?
-			scnprintf(line, sizeof(line), "<no user backtrace support for 32-bit tasks>\n") :
+		/* stap's marker; a 32-bit task's says why (hex mode: a bare newline) */
+		int n = us->state == UTAP_USTACK_COMPAT && (mode & UTAP_SYM_SYMBOL) ?
+			scnprintf(line, sizeof(line), "<no user backtrace at %s: 32-bit task, "
+				  "unsupported>\n", c->probe->pp) :
 			utap_sym_no_backtrace(line, sizeof(line), c->probe->pp, mode, false);
 
 		if (n >= (int)sizeof(line))

@@ -129,54 +129,97 @@ static u32 utap_request_tables(struct inode *inode, const char *path)
 
 /* ---- holding a task that mapped a new executable file ---- */
 
+/* Files one hold asks for at most (an exec maps the program and its loader). */
+#define UTAP_HOLD_FILES 8
+
 struct utap_hold_work {
 	struct callback_head cb;
-	unsigned long addr;
+	unsigned long addr;	/* the new mapping; 0: every executable mapping (exec) */
 };
+
+/*
+ * The executable file mappings at addr (or all of them): each is
+ * remembered for walks that cannot take the mmap lock later, and those
+ * without tables are returned, inodes and paths (PATH_MAX each, in bufs).
+ * Task context: sleeps.
+ */
+static int utap_hold_scan(unsigned long addr, struct inode **inodes, char **paths, char *bufs)
+{
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	struct utap_umap map;
+	int i, n = 0;
+	VMA_ITERATOR(vmi, mm, addr);
+
+	if (!mm)
+		return 0;
+	mmap_read_lock(mm);
+	for_each_vma(vmi, vma) {
+		char *p;
+
+		if (addr && vma->vm_start > addr)
+			break;
+		if (!(vma->vm_flags & VM_EXEC) || !utap_umap_fill(mm, vma, &map, false))
+			goto next;
+		utap_seen_add(&map);
+		if (map.mod || !map.inode || n == UTAP_HOLD_FILES)
+			goto next;
+		for (i = 0; i < n; i++)
+			if (inodes[i] == map.inode)
+				goto next;
+		p = d_path(&vma->vm_file->f_path, bufs + n * PATH_MAX, PATH_MAX);
+		if (!IS_ERR(p)) {
+			inodes[n] = map.inode;
+			paths[n++] = p;
+		}
+next:
+		if (addr)
+			break;
+	}
+	mmap_read_unlock(mm);
+	return n;
+}
+
+static bool utap_treqs_done(const u32 *seqs, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (seqs[i] && !utap_treq_done(seqs[i]))
+			return false;
+	return true;
+}
 
 static void utap_hold_fn(struct callback_head *cb)
 {
 	struct utap_hold_work *w = container_of(cb, struct utap_hold_work, cb);
-	struct mm_struct *mm = current->mm;
-	struct vm_area_struct *vma;
-	struct inode *inode = NULL;
-	char *buf = kmalloc(PATH_MAX, GFP_KERNEL), *path = NULL;
-	u32 seq = 0;
+	struct inode *inodes[UTAP_HOLD_FILES];
+	char *paths[UTAP_HOLD_FILES];
+	u32 seqs[UTAP_HOLD_FILES];
+	char *bufs = kvmalloc(UTAP_HOLD_FILES * PATH_MAX, GFP_KERNEL);
+	int i, n = bufs ? utap_hold_scan(w->addr, inodes, paths, bufs) : 0;
 
-	if (mm && buf) {
-		mmap_read_lock(mm);
-		vma = find_vma(mm, w->addr);
-		if (vma && vma->vm_start <= w->addr && vma->vm_file) {
-			inode = file_inode(vma->vm_file);
-			path = d_path(&vma->vm_file->f_path, buf, PATH_MAX);
-			if (IS_ERR(path))
-				path = NULL;
-		}
-		mmap_read_unlock(mm);
-	}
-	if (inode && path && !utap_umod_by_inode(inode))
-		seq = utap_request_tables(inode, path);
+	for (i = 0; i < n; i++)
+		seqs[i] = utap_request_tables(inodes[i], paths[i]);
 	/* wait for the runner, but never forever: a missing table only costs frames */
-	if (seq)
-		wait_event_killable_timeout(utap_treq_wait, utap_treq_done(seq) ||
+	if (n)
+		wait_event_killable_timeout(utap_treq_wait, utap_treqs_done(seqs, n) ||
 					    !READ_ONCE(utap_hold_enabled), 10 * HZ);
-	kfree(buf);
+	kvfree(bufs);
 	kfree(w);
 	atomic_dec(&utap_hold_works);
 }
 
-static void utap_mmap_exit(void *data, struct pt_regs *regs, long ret)
+static void utap_hold_queue(unsigned long addr)
 {
 	struct utap_hold_work *w;
 
-	if (regs->orig_ax != __NR_mmap || !(regs->dx & PROT_EXEC) || IS_ERR_VALUE(ret))
-		return;
 	if (!READ_ONCE(utap_hold_enabled) || !utap_in_target_tree(current))
 		return;
 	w = kmalloc(sizeof(*w), GFP_ATOMIC);
 	if (!w)
 		return;
-	w->addr = ret;
+	w->addr = addr;
 	init_task_work(&w->cb, utap_hold_fn);
 	atomic_inc(&utap_hold_works);
 	if (task_work_add(current, &w->cb, TWA_RESUME)) {
@@ -185,21 +228,49 @@ static void utap_mmap_exit(void *data, struct pt_regs *regs, long ret)
 	}
 }
 
-static struct tracepoint *utap_sys_exit_tp;
+static void utap_mmap_exit(void *data, struct pt_regs *regs, long ret)
+{
+	if (regs->orig_ax == __NR_mmap && (regs->dx & PROT_EXEC) && !IS_ERR_VALUE(ret))
+		utap_hold_queue(ret);
+}
 
-static void utap_find_sys_exit(struct tracepoint *tp, void *priv)
+/* execve maps the program and its loader itself, without mmap */
+static void utap_exec_hold(void *data, struct task_struct *p, pid_t old_pid,
+			   struct linux_binprm *bprm)
+{
+	utap_hold_queue(0);
+}
+
+static struct tracepoint *utap_sys_exit_tp, *utap_exec_tp;
+
+static void utap_find_tps(struct tracepoint *tp, void *priv)
 {
 	if (!strcmp(tp->name, "sys_exit"))
 		utap_sys_exit_tp = tp;
+	else if (!strcmp(tp->name, "sched_process_exec"))
+		utap_exec_tp = tp;
 }
 
 static int utap_hold_start(void)
 {
-	for_each_kernel_tracepoint(utap_find_sys_exit, NULL);
-	if (!utap_sys_exit_tp)
-		return 0;	/* no holding: dlopen'ed files get tables on first use */
+	int rc;
+
+	for_each_kernel_tracepoint(utap_find_tps, NULL);
+	if (!utap_sys_exit_tp || !utap_exec_tp)
+		return 0;	/* no holding: new files get tables on first use */
 	WRITE_ONCE(utap_hold_enabled, true);
-	return tracepoint_probe_register(utap_sys_exit_tp, utap_mmap_exit, NULL);
+	rc = tracepoint_probe_register(utap_sys_exit_tp, utap_mmap_exit, NULL);
+	if (rc)
+		goto fail;
+	rc = tracepoint_probe_register(utap_exec_tp, utap_exec_hold, NULL);
+	if (rc) {
+		tracepoint_probe_unregister(utap_sys_exit_tp, utap_mmap_exit, NULL);
+		goto fail;
+	}
+	return 0;
+fail:
+	WRITE_ONCE(utap_hold_enabled, false);
+	return rc;
 }
 
 /* Before the module goes: no new holds, held tasks released, pending works run. */
@@ -211,6 +282,7 @@ static void utap_hold_stop(void)
 		return;
 	WRITE_ONCE(utap_hold_enabled, false);
 	tracepoint_probe_unregister(utap_sys_exit_tp, utap_mmap_exit, NULL);
+	tracepoint_probe_unregister(utap_exec_tp, utap_exec_hold, NULL);
 	tracepoint_synchronize_unregister();
 	wake_up_all(&utap_treq_wait);
 	for (i = 0; i < 1000 && atomic_read(&utap_hold_works); i++)
