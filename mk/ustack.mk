@@ -2,15 +2,27 @@
 # kcontext.c; translator/ustack.c, tables.c): variants of the target
 # programs the guest tests (testsuite/vm/ustack/) and the bench use.
 
-US_PROGS := $(B)/progs/chain-stripped $(B)/progs/chain-fp
+US_PROGS := $(B)/progs/chain-stripped $(B)/progs/chain-notab $(B)/progs/chain-fp
 
 # every symbol stripped: the frames are addresses, the .eh_frame stays
 $(B)/progs/chain-stripped: $(B)/progs/chain
 	strip --strip-all -o $@ $<
 
+# no CFI at all (no .eh_frame, no .debug_frame): frames without tables
+$(B)/progs/chain-notab: testsuite/progs/chain.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -g0 -fno-asynchronous-unwind-tables -fno-unwind-tables -o $@.tmp $<
+	objcopy --remove-section=.eh_frame --remove-section=.eh_frame_hdr $@.tmp $@
+	rm -f $@.tmp
+
 # the same program with frame pointers: the bench's frame-pointer walk
 $(B)/progs/chain-fp: testsuite/progs/chain.c
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -fno-omit-frame-pointer -o $@ $<
+
+# a 32-bit task without a C library (works without gcc-multilib)
+$(B)/progs/us_c32: testsuite/progs/us_c32.c
+	@mkdir -p $(dir $@)
+	$(CC) -m32 -O2 -g -nostdlib -static -fno-pie -no-pie -o $@ $<
 
 testsuite-progs: $(US_PROGS)

@@ -47,14 +47,14 @@ label != "" && /^ 0x[0-9a-f]+/ {
 	if (match(line, /^ 0x[0-9a-f]+ : /)) {
 		rest = substr(line, RLENGTH + 1)
 		mod = ""
-		if (match(rest, / \[[^]]*\]$/)) {
+		if (match(rest, / \[.*\]$/)) {
 			mod = substr(rest, RSTART + 2, RLENGTH - 3)
 			rest = substr(rest, 1, RSTART - 1)
 		}
 		if (match(rest, /\+0x[0-9a-f]+(\/0x[0-9a-f]+)?$/))
 			rest = substr(rest, 1, RSTART - 1)
 		tok = rest
-	} else if (match(line, / \[[^]]*\]$/)) {
+	} else if (match(line, / \[.*\]$/)) {
 		mod = substr(line, RSTART + 2, RLENGTH - 3)
 		sub(/\+0x[0-9a-f]+\/0x[0-9a-f]+$/, "", mod)
 	} else {
