@@ -10,7 +10,7 @@
 
 FMT_RT_SRCS   := runtime/formats/qtrace.c runtime/formats/lackey.c runtime/formats/stream.c
 FMT_RUN_SRCS  := translator/formats/tout.c translator/formats/drcov.c \
-	translator/formats/callgrind.c translator/formats/lcov.c
+	translator/formats/callgrind.c translator/formats/lcov.c translator/formats/plt.c
 FMT_READ_SRCS := translator/formats/qtrace_read.c translator/formats/drcov_read.c
 FMT_INSN_SRCS := runtime/arch/x86_64/insn.c runtime/arch/x86_64/insn_tables.c
 FMT_SYM_SRCS  := translator/elf/debuginfo.c translator/elf/symtab.c translator/elf/symline.c \

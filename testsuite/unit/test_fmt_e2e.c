@@ -13,7 +13,8 @@
  *     and input (the next address after the last one too: the return);
  *   - the per-instruction Ir equals valgrind's callgrind with
  *     --toggle-collect=work, and callgrind_annotate prints our total;
- *   - lcov --summary and genhtml accept the .info and mark the loop's lines.
+ *   - lcov --summary and genhtml accept the .info and mark the loop's lines;
+ *   - calls through the PLT are charged to NAME@plt.
  */
 #include "unit.h"
 #include "test_fmt_lib.h"
@@ -435,6 +436,36 @@ TEST(lcov_validators)
 	free(info);
 }
 
+/* calls through the PLT are charged to "name@plt", not to the symbol before .plt */
+TEST(plt_names)
+{
+	char *out = path_in(dir, "whole.cg"), *cmd, *info = NULL, *text;
+
+	if (asprintf(&cmd, "cd '%s' && '%s' -f callgrind -o '%s' -- '%s' 3 > /dev/null", dir,
+		     ptrace_tool, out, prog) < 0)
+		exit(2);
+	CHECK_INT(run_cmd(cmd, &info), 0);
+	text = slurp(out, NULL);
+	CHECK(text && strstr(text, " strtol@plt\n"));
+	/* main calls printf@plt once: "cfn=(ID)" then a calls= line */
+	{
+		char *p = text ? strstr(text, " printf@plt\n") : NULL, *id = p;
+		char want[64];
+
+		CHECK(p != NULL);
+		while (id && id > text && id[-1] != '(')
+			id--;
+		if (p && id > text) {
+			snprintf(want, sizeof(want), "\ncfn=(%ld)\ncalls=1 0x", strtol(id, NULL, 10));
+			CHECK(strstr(text, want) != NULL);
+		}
+	}
+	free(text);
+	free(info);
+	free(cmd);
+	free(out);
+}
+
 int main(void)
 {
 	unit_prog = "test_fmt_e2e";
@@ -451,6 +482,7 @@ int main(void)
 	RUN(qemu_sequence);
 	RUN(valgrind_callgrind_agrees);
 	RUN(lcov_validators);
+	RUN(plt_names);
 	fmt_cleanup();
 	return unit_done();
 }

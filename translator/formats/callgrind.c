@@ -14,9 +14,10 @@
  *
  * Jumps are written only when their target lies in the same function
  * (a jump elsewhere is a tail call; callgrind_annotate and KCachegrind then
- * show it nowhere useful). Instructions of a module without symbols, or
- * below its first symbol, belong to function "???"; outside every known
- * mapping the object is "???" too and addresses are absolute.
+ * show it nowhere useful). PLT stubs are "NAME@plt" (plt.c). Instructions
+ * of a module without symbols, or below its first symbol, belong to function
+ * "???"; outside every known mapping the object is "???" too and addresses
+ * are absolute.
  */
 #include "formats/tout_int.h"
 

@@ -343,6 +343,7 @@ void tmod_load(struct tout *t, struct tmod *m)
 		m->has_syms = true;
 		utap_symtab_extent(&m->syms, m->bias, &m->img_lo, &m->img_hi);
 	}
+	tmod_load_plt(m);
 	if (!utap_linetab_build(&m->di, m->path, &m->lineblob) &&
 	    !utap_linetab_init(&m->lines, m->lineblob.data, m->lineblob.size))
 		m->has_lines = m->lines.nrows > 0;
@@ -352,6 +353,10 @@ int64_t tmod_symbol(struct tmod *m, uint64_t rel, const char **name)
 {
 	struct utap_sym_hit hit;
 
+	int64_t plt = tmod_plt(m, rel, name);
+
+	if (plt >= 0)
+		return -2 - plt;
 	*name = NULL;
 	if (!m->has_syms || !utap_symtab_lookup(&m->syms, rel, &hit))
 		return -1;
@@ -797,6 +802,7 @@ static void tout_free(struct tout *t)
 		free(m->path);
 		utap_blob_free(&m->symblob);
 		utap_blob_free(&m->lineblob);
+		tmod_free_plt(m);
 		utap_debuginfo_close(&m->di);
 	}
 	for (size_t i = 0; i < t->nthr; i++) {

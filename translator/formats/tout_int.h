@@ -27,6 +27,12 @@ int64_t ktab_get(struct ktab *h, const uint64_t k[4], bool insert, uint32_t next
 void ktab_free(struct ktab *h);
 uint64_t tout_str_hash(const char *s);
 
+/* A PLT stub: [start, end) file-relative, "name@plt". */
+struct tplt {
+	uint64_t start, end;
+	char *name;
+};
+
 /* One mapped file of one process. */
 struct tmod {
 	uint32_t pid;
@@ -46,6 +52,8 @@ struct tmod {
 	bool has_syms, has_lines;
 	uint64_t entry;		/* run-time entry point, 0 if unknown */
 	uint64_t img_lo, img_hi; /* whole image extent (run-time), from the ELF file */
+	struct tplt *plts;	/* sorted by start */
+	size_t nplts, capplts;
 };
 
 /* An executable mapping: [start, end) of module mod in process pid. */
@@ -141,12 +149,21 @@ bool grow(void **p, size_t *cap, size_t need, size_t elem);
 void tmod_load(struct tout *t, struct tmod *m);
 /* The module and file-relative address of run-time address ADDR, as the writers see it. */
 int32_t tout_locate(struct tout *t, uint32_t pid, uint64_t addr, uint64_t *rel);
-/* Symbol (index, or -1) and source position of a file-relative address. */
+/*
+ * Symbol (index; a PLT stub gets -2 - its index; -1: none) and source
+ * position of a file-relative address.
+ */
 int64_t tmod_symbol(struct tmod *m, uint64_t rel, const char **name);
 bool tmod_line(struct tmod *m, uint64_t rel, const char **file, uint32_t *line);
 /* fopen() the output (path) or fdopen() a dup of the fd, for the aggregate writers */
 FILE *tout_output(struct tout *t, char *err, size_t errsize);
 int tout_finish(struct tout *t, FILE *f, char *err, size_t errsize);
+
+/* plt.c: names of PLT stubs */
+void tmod_load_plt(struct tmod *m);
+/* The stub holding REL (its index, name in *name), or -1. */
+int64_t tmod_plt(const struct tmod *m, uint64_t rel, const char **name);
+void tmod_free_plt(struct tmod *m);
 
 /* writers */
 int drcov_write(struct tout *t, FILE *f);
