@@ -9,6 +9,7 @@
  *                         in alloc_big
  *   ex_work errors        open_config() of a missing file (ENOENT), then a
  *                         read() of a closed descriptor in read_header (EBADF)
+ *   ex_work loop N        ex_loop(N) twice: hand-written, 3N+2 instructions
  *
  * Every named function is a real frame (noinline, no tail call); built -O2
  * -g without frame pointers like the other target programs.
@@ -22,6 +23,19 @@
 #include <unistd.h>
 
 #define KEEP() asm volatile("" ::: "memory")
+
+/* long ex_loop(long n): n + (n-1) + ... + 1, in exactly 3n+2 instructions (n > 0) */
+long ex_loop(long n);
+asm(".text\n"
+    ".globl ex_loop\n"
+    ".type ex_loop, @function\n"
+    "ex_loop:\n"
+    "	xor %eax, %eax\n"
+    "1:	add %rdi, %rax\n"
+    "	dec %rdi\n"
+    "	jnz 1b\n"
+    "	ret\n"
+    ".size ex_loop, .-ex_loop\n");
 
 static volatile unsigned long sink;
 
@@ -165,6 +179,12 @@ int main(int argc, char **argv)
 			return 1;
 		return read_header(fd) < 0 && errno == EBADF ? 0 : 1;
 	}
-	fprintf(stderr, "usage: ex_work cpu SECONDS | sleep N | malloc | errors\n");
+	if (!strcmp(mode, "loop")) {
+		long n = argc > 2 ? atol(argv[2]) : 10;
+
+		printf("loop %ld %ld\n", ex_loop(n), ex_loop(n));
+		return 0;
+	}
+	fprintf(stderr, "usage: ex_work cpu SECONDS | sleep N | malloc | errors | loop N\n");
 	return 2;
 }
