@@ -700,19 +700,11 @@ static bool put_body(struct sym_out *o, const struct sym_facts *f, unsigned mode
 	return false;
 }
 
-int utap_sym_format(char *buf, size_t size, u64 addr, const struct utap_sym_ctx *ctx,
-		    unsigned mode)
+static int format_facts(char *buf, size_t size, const struct sym_facts *f, unsigned mode)
 {
-	static const struct utap_sym_ctx nothing;
 	struct sym_out o = { buf, size, 0 };
-	struct sym_facts f = { .addr = addr };
 	bool inexact = (mode & UTAP_SYM_INEXACT) && (mode & UTAP_SYM_SYMBOL);
-
-	/* SystemTap looks nothing up for address 0 */
-	if (!ctx || addr == 0)
-		ctx = &nothing;
-	gather_symbol(&f, ctx, mode);
-	gather_line(&f, ctx, mode);
+	u64 addr = f->addr;
 
 	if (mode & UTAP_SYM_PRE_SPACE)
 		put_str(&o, " ");
@@ -720,7 +712,7 @@ int utap_sym_format(char *buf, size_t size, u64 addr, const struct utap_sym_ctx 
 	 * Like SystemTap, only the exact flag sets of its modes have a
 	 * symbolic form (INEXACT aside); any other set prints the address.
 	 */
-	if (!put_body(&o, &f, mode & ~UTAP_SYM_INEXACT))
+	if (!put_body(&o, f, mode & ~UTAP_SYM_INEXACT))
 		put_hex(&o, addr);
 	if (inexact)
 		put_str(&o, " (inexact)");
@@ -729,6 +721,34 @@ int utap_sym_format(char *buf, size_t size, u64 addr, const struct utap_sym_ctx 
 	else if (mode & UTAP_SYM_NEWLINE)
 		put_str(&o, "\n");
 	return out_finish(&o);
+}
+
+int utap_sym_format(char *buf, size_t size, u64 addr, const struct utap_sym_ctx *ctx,
+		    unsigned mode)
+{
+	static const struct utap_sym_ctx nothing;
+	struct sym_facts f = { .addr = addr };
+
+	/* SystemTap looks nothing up for address 0 */
+	if (!ctx || addr == 0)
+		ctx = &nothing;
+	gather_symbol(&f, ctx, mode);
+	gather_line(&f, ctx, mode);
+	return format_facts(buf, size, &f, mode);
+}
+
+int utap_sym_format_known(char *buf, size_t size, u64 addr, const char *name, u64 offset,
+			  u64 symsize, const char *mod, unsigned mode)
+{
+	struct sym_facts f = { .addr = addr };
+
+	if (addr && name && (mode & (UTAP_SYM_SYMBOL | UTAP_SYM_MODULE))) {
+		f.name = name[0] == '.' ? name + 1 : name;
+		f.offset = offset;
+		f.size = symsize;
+		f.mod = mod;
+	}
+	return format_facts(buf, size, &f, mode);
 }
 
 int utap_sym_modname(char *buf, size_t size, const struct utap_sym_ctx *ctx, bool *unknown)

@@ -178,6 +178,14 @@ int utap_sym_format(char *buf, size_t size, u64 addr, const struct utap_sym_ctx 
 		    unsigned mode);
 
 /*
+ * The same, for a symbol found elsewhere (the kernel's kallsyms): NAME at
+ * OFFSET in a symbol of SYMSIZE bytes, in module MOD (NULL: none). NAME
+ * NULL means nothing is known: the address is printed.
+ */
+int utap_sym_format_known(char *buf, size_t size, u64 addr, const char *name, u64 offset,
+			  u64 symsize, const char *mod, unsigned mode);
+
+/*
  * umodname(): the module path, or "<unknown>" with *unknown set, in which
  * case the caller raises SystemTap's "module cannot be found" error.
  */
