@@ -23,7 +23,7 @@
 
 #include "unwind/uwtab.c"
 #include "unwind/uwstep.c"
-#include "unwind/sym.c"
+#include "unwind/render.c"
 
 struct utap_umod_desc {
 	const char *path;
@@ -599,91 +599,21 @@ static int utap_usym_format(char *buf, size_t size, u64 addr, unsigned mode)
 static void utap_ubacktrace_render(struct utap_context *c, unsigned mode, char *buf, size_t size)
 {
 	struct utap_ustack *us = utap_ustack_get(c);
-	char line[512];
-	size_t used = 0;
-	u32 i;
+	char marker[UTAP_RENDER_LINE];
 
-	if (buf && size)
-		buf[0] = 0;
-	if (us->state != UTAP_USTACK_OK) {
-		/* stap's marker; a 32-bit task's says why (hex mode: a bare newline) */
-		int n = us->state == UTAP_USTACK_COMPAT && (mode & UTAP_SYM_SYMBOL) ?
-			scnprintf(line, sizeof(line), "<no user backtrace at %s: 32-bit task, "
-				  "unsupported>\n", c->probe->pp) :
-			utap_sym_no_backtrace(line, sizeof(line), c->probe->pp, mode, false);
-
-		if (n >= (int)sizeof(line))
-			n = sizeof(line) - 1;
-		if (buf)
-			utap_strlcpy(buf, line, size);
-		else
-			utap_print_bytes(c, line, n);
-		return;
-	}
-	for (i = 0; i < us->nr; i++) {
-		unsigned m = mode | ((us->flags[i] & UW_FRAME_INEXACT) && mode != UTAP_SYM_NONE ?
-				     UTAP_SYM_INEXACT : 0);
-		int n = utap_usym_format(line, sizeof(line), us->pcs[i], m);
-
-		if (n >= (int)sizeof(line))
-			n = sizeof(line) - 1;
-		if (!buf) {
-			utap_print_bytes(c, line, n);
-		} else if (used + 1 < size) {
-			size_t take = min_t(size_t, n, size - 1 - used);
-
-			memcpy(buf + used, line, take);
-			used += take;
-			buf[used] = 0;
-		}
-	}
+	if (us->state == UTAP_USTACK_COMPAT && (mode & UTAP_SYM_SYMBOL))
+		/* a 32-bit task's marker says why (hex mode: stap's bare newline) */
+		scnprintf(marker, sizeof(marker), "<no user backtrace at %s: 32-bit task, "
+			  "unsupported>\n", c->probe->pp);
+	else if (us->state != UTAP_USTACK_OK)
+		utap_sym_no_backtrace(marker, sizeof(marker), c->probe->pp, mode, false);
+	utap_render_frames(c, us->pcs, us->flags, UW_FRAME_INEXACT, us->nr,
+			   us->state == UTAP_USTACK_OK ? NULL : marker, mode, utap_usym_format,
+			   buf, size);
 }
 
-/*
- * print_usyms(): " ADDR : usymdata(ADDR)" per address of a ubacktrace()
- * string, the token printed as it was given. With dst, into a script
- * string, stopping before a line that does not fit.
- */
+/* print_usyms(), sprint_usyms() */
 static void utap_print_usyms(struct utap_context *c, const char *s, char *dst)
 {
-	char line[512];
-	size_t used = 0;
-
-	if (dst)
-		dst[0] = 0;
-	while (*s) {
-		const char *tok;
-		size_t len;
-		u64 addr;
-		int n, k;
-		char num[24];
-
-		while (*s == ' ' || *s == '\t' || *s == '\n')
-			s++;
-		tok = s;
-		while (*s && *s != ' ' && *s != '\t' && *s != '\n')
-			s++;
-		len = s - tok;
-		if (!len || len >= sizeof(num))
-			continue;
-		memcpy(num, tok, len);
-		num[len] = 0;
-		if (kstrtoull(num, 0, &addr))
-			continue;
-		n = scnprintf(line, sizeof(line), " %s : ", num);
-		k = utap_usym_format(line + n, sizeof(line) - n - 1, addr, UTAP_SYM_DATA);
-		n += min_t(int, k, (int)sizeof(line) - n - 2);
-		line[n++] = '\n';
-		line[n] = 0;
-		if (!dst) {
-			utap_print_bytes(c, line, n);
-		} else {
-			if (used + n >= MAXSTRINGLEN)
-				break;
-			memcpy(dst + used, line, n + 1);
-			used += n;
-		}
-	}
-	if (!dst)
-		c->nprints++;
+	utap_render_syms(c, s, dst, utap_usym_format);
 }
