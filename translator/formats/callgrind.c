@@ -216,8 +216,8 @@ int callgrind_write(struct tout *t, FILE *f)
 	for (uint32_t i = 0; i < t->nedges; i++)
 		c.eorder[i] = i;
 	sort_t = t;
-	qsort(order, t->nins, sizeof(*order), by_place);
-	qsort(c.eorder, t->nedges, sizeof(*c.eorder), by_from);
+	tsort(order, t->nins, sizeof(*order), by_place);
+	tsort(c.eorder, t->nedges, sizeof(*c.eorder), by_from);
 	for (size_t k = 0, i = 0; i <= t->nins; i++) {
 		while (k < t->nedges && t->edges[c.eorder[k]].from < i)
 			k++;

@@ -358,9 +358,9 @@ static void put_file(FILE *f, struct lfile *lf)
 {
 	size_t hit = 0, n = 0, brh = 0;
 
-	qsort(lf->fns, lf->nfns, sizeof(*lf->fns), by_fn);
-	qsort(lf->brs, lf->nbrs, sizeof(*lf->brs), by_br);
-	qsort(lf->lines, lf->nlines, sizeof(*lf->lines), by_line);
+	tsort(lf->fns, lf->nfns, sizeof(*lf->fns), by_fn);
+	tsort(lf->brs, lf->nbrs, sizeof(*lf->brs), by_br);
+	tsort(lf->lines, lf->nlines, sizeof(*lf->lines), by_line);
 	fprintf(f, "TN:\nSF:%s\n", lf->path);
 	for (size_t i = 0; i < lf->nfns; i++)
 		fprintf(f, "FN:%" PRIu32 ",%s\n", lf->fns[i].line, lf->fns[i].name);
@@ -419,7 +419,7 @@ int lcov_write(struct tout *t, FILE *f)
 		free(c.comp_dir);
 		c.comp_dir = NULL;
 	}
-	qsort(c.files, c.nfiles, sizeof(*c.files), by_path);
+	tsort(c.files, c.nfiles, sizeof(*c.files), by_path);
 	for (size_t i = 0; i < c.nfiles; i++)
 		if (c.files[i].nlines)
 			put_file(f, &c.files[i]);

@@ -75,8 +75,7 @@ static struct got_name *got_names(Elf *e, size_t *n)
 			g[(*n)++] = (struct got_name){ r.r_offset, name };
 		}
 	}
-	if (g)
-		qsort(g, *n, sizeof(*g), by_got);
+	tsort(g, *n, sizeof(*g), by_got);
 	return g;
 }
 
@@ -160,8 +159,7 @@ void tmod_load_plt(struct tmod *m)
 		}
 	}
 	free(g);
-	if (m->plts)
-		qsort(m->plts, m->nplts, sizeof(*m->plts), by_start);
+	tsort(m->plts, m->nplts, sizeof(*m->plts), by_start);
 }
 
 int64_t tmod_plt(const struct tmod *m, uint64_t rel, const char **name)

@@ -17,6 +17,12 @@
 #include <string.h>
 #include <unistd.h>
 
+void tsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)	/* qsort(NULL, 0, ...) is undefined */
+		qsort(base, n, size, cmp);
+}
+
 bool grow(void **p, size_t *cap, size_t need, size_t elem)
 {
 	size_t n = *cap ? *cap : 16;

@@ -146,6 +146,8 @@ struct tout {
 
 /* tout.c */
 bool grow(void **p, size_t *cap, size_t need, size_t elem);
+/* qsort that accepts an empty (NULL) array */
+void tsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
 void tmod_load(struct tout *t, struct tmod *m);
 /* The module and file-relative address of run-time address ADDR, as the writers see it. */
 int32_t tout_locate(struct tout *t, uint32_t pid, uint64_t addr, uint64_t *rel);
