@@ -2,7 +2,8 @@
  * fuzz_fmt_tout.c - libFuzzer target for the runner's trace writers
  * (translator/formats/tout.c and the drcov, callgrind, lcov writers): the
  * input is a trace payload as the module sends it, records of every kind
- * with arbitrary fields, fed in arbitrary pieces.
+ * with arbitrary fields, fed in pieces of whole records (as the runner
+ * gets them) of arbitrary sizes.
  *
  * Checks: no crash or leak, the counters add up (steps counted = step
  * records accepted), and a drcov file written from any input is read back
@@ -75,8 +76,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	t = tout_open(&o, err, sizeof(err));
 	if (!t)
 		FAIL();
-	for (size_t off = 0; off < size - 2; off += step)
-		tout_feed(t, p + off, size - 2 - off < step ? size - 2 - off : step);
+	/*
+	 * Whole records per call, as a UTAP_REC_TRACE payload holds them, about
+	 * STEP bytes at a time; whatever follows a malformed size goes last.
+	 */
+	for (size_t off = 0, n = 0; off < size - 2; off += n) {
+		n = 0;
+		while (off + n + 4 <= size - 2 && n < step) {
+			uint16_t rs;
+
+			memcpy(&rs, p + off + n + 2, 2);
+			if (rs < 4 || rs > size - 2 - off - n)
+				break;
+			n += rs;
+		}
+		if (!n)
+			n = size - 2 - off;
+		tout_feed(t, p + off, n);
+	}
 	if (tout_close(t, &st, err, sizeof(err)))
 		FAIL();
 	if (st.branches > st.steps || st.taken > st.branches)

@@ -435,6 +435,34 @@ TEST(unmapped_steps)
 	free(out);
 }
 
+/* a file name with a newline cannot break a line-based format */
+TEST(newline_in_path)
+{
+	char *out = path_in(dir, "nl.drcov"), *text, err[256];
+	struct pbuf b = { 0 };
+	struct tout_stats st;
+	struct drcov_file f;
+	size_t len;
+
+	pb_map(&b, 1, 0x401000, 0x402000, 0x1000, 0, "/no/such\nfile\r");
+	pb_step(&b, 3, 0x401000, "90", 0, 0);
+	CHECK_INT(write_fmt(UTAP_FMT_DRCOV, out, &b, &st), 0);
+	text = slurp(out, &len);
+	CHECK(text && drcov_parse(text, len, &f, err, sizeof(err)) == 0);
+	if (text && f.nmods == 1)
+		CHECK_STR(f.mods[0].path, "/no/such?file?");
+	drcov_free(&f);
+	free(text);
+	free(out);
+	out = path_in(dir, "nl.cg");
+	CHECK_INT(write_fmt(UTAP_FMT_CALLGRIND, out, &b, &st), 0);
+	text = slurp(out, NULL);
+	CHECK(text && strstr(text, "\nob=(1) /no/such?file?\n"));
+	free(text);
+	pb_free(&b);
+	free(out);
+}
+
 int main(void)
 {
 	unit_prog = "test_fmt_writers";
@@ -452,6 +480,7 @@ int main(void)
 	RUN(streams_per_thread);
 	RUN(records_robust);
 	RUN(unmapped_steps);
+	RUN(newline_in_path);
 	fmt_cleanup();
 	return unit_done();
 }

@@ -36,6 +36,7 @@ struct names {
 static void put_name(FILE *f, struct names *nm, const char *key, const char *name)
 {
 	uint64_t k[4] = { tout_str_hash(name), 0, 0, 0 };
+	char buf[4096];
 
 	for (;; k[1]++) {
 		int64_t i = ktab_get(&nm->idx, k, false, 0);
@@ -51,10 +52,11 @@ static void put_name(FILE *f, struct names *nm, const char *key, const char *nam
 	    (nm->s[nm->n] = strdup(name)) != NULL &&
 	    ktab_get(&nm->idx, k, true, (uint32_t)nm->n) >= 0) {
 		nm->n++;
-		fprintf(f, "%s=(%zu) %s\n", key, nm->n, name);
+		fprintf(f, "%s=(%zu) %s\n", key, nm->n, tout_printable(name, buf, sizeof(buf)));
 		return;
 	}
-	fprintf(f, "%s=%s\n", key, name);	/* out of memory: uncompressed is valid too */
+	/* out of memory: uncompressed is valid too */
+	fprintf(f, "%s=%s\n", key, tout_printable(name, buf, sizeof(buf)));
 }
 
 static void names_free(struct names *nm)

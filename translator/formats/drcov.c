@@ -38,11 +38,12 @@ int drcov_write(struct tout *t, FILE *f)
 	fprintf(f, "Columns: id, base, end, entry, path\n");
 	for (size_t i = 0; i < t->nmods; i++) {
 		struct tmod *m = &t->mods[i];
+		char buf[4096];
 		uint64_t end;
 
 		module_extent(t, m, &bases[i], &end);
 		fprintf(f, "%3zu, 0x%016" PRIx64 ", 0x%016" PRIx64 ", 0x%016" PRIx64 ", %s\n", i,
-			bases[i], end, m->entry, m->path);
+			bases[i], end, m->entry, tout_printable(m->path, buf, sizeof(buf)));
 	}
 	for (size_t i = 0; i < t->nbbs; i++)
 		if (t->bbs[i].start - bases[t->bbs[i].mod] <= UINT32_MAX && t->bbs[i].mod < 0xffff)

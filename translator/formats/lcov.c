@@ -357,15 +357,18 @@ static int by_br(const void *a, const void *b)
 static void put_file(FILE *f, struct lfile *lf)
 {
 	size_t hit = 0, n = 0, brh = 0;
+	char buf[4096];
 
 	tsort(lf->fns, lf->nfns, sizeof(*lf->fns), by_fn);
 	tsort(lf->brs, lf->nbrs, sizeof(*lf->brs), by_br);
 	tsort(lf->lines, lf->nlines, sizeof(*lf->lines), by_line);
-	fprintf(f, "TN:\nSF:%s\n", lf->path);
+	fprintf(f, "TN:\nSF:%s\n", tout_printable(lf->path, buf, sizeof(buf)));
 	for (size_t i = 0; i < lf->nfns; i++)
-		fprintf(f, "FN:%" PRIu32 ",%s\n", lf->fns[i].line, lf->fns[i].name);
+		fprintf(f, "FN:%" PRIu32 ",%s\n", lf->fns[i].line,
+			tout_printable(lf->fns[i].name, buf, sizeof(buf)));
 	for (size_t i = 0; i < lf->nfns; i++) {
-		fprintf(f, "FNDA:%" PRIu64 ",%s\n", lf->fns[i].count, lf->fns[i].name);
+		fprintf(f, "FNDA:%" PRIu64 ",%s\n", lf->fns[i].count,
+			tout_printable(lf->fns[i].name, buf, sizeof(buf)));
 		hit += lf->fns[i].count > 0;
 	}
 	fprintf(f, "FNF:%zu\nFNH:%zu\n", lf->nfns, hit);

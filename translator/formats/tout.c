@@ -17,6 +17,18 @@
 #include <string.h>
 #include <unistd.h>
 
+const char *tout_printable(const char *s, char *buf, size_t size)
+{
+	size_t i;
+
+	if (!strpbrk(s, "\n\r"))
+		return s;
+	for (i = 0; s[i] && i + 1 < size; i++)
+		buf[i] = s[i] == '\n' || s[i] == '\r' ? '?' : s[i];
+	buf[i] = 0;
+	return buf;
+}
+
 void tsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
 {
 	if (n > 1)	/* qsort(NULL, 0, ...) is undefined */

@@ -146,6 +146,12 @@ struct tout {
 
 /* tout.c */
 bool grow(void **p, size_t *cap, size_t need, size_t elem);
+/*
+ * S as it can go on one line of a text format: itself, or a copy in BUF
+ * (SIZE bytes) with each newline and carriage return replaced by '?'. File
+ * and symbol names may hold any byte but NUL.
+ */
+const char *tout_printable(const char *s, char *buf, size_t size);
 /* qsort that accepts an empty (NULL) array */
 void tsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
 void tmod_load(struct tout *t, struct tmod *m);
