@@ -197,8 +197,8 @@ static int build_tables(struct session *s, struct umodule *m, int idx, unsigned 
 		if (write_file(m->uw_file, uw.data, uw.len))
 			return -1;
 		if (s->verbose > 1)
-			fprintf(stderr, "Unwind table for %s: %u rows, %zu bytes (raw .eh_frame: %zu)\n",
-				m->path, st.rows, st.bytes, st.eh_frame_bytes);
+			fprintf(stderr, "Unwind table for %s: %u rows, %zu bytes (raw .eh_frame and "
+				".eh_frame_hdr: %zu)\n", m->path, st.rows, st.bytes, st.eh_frame_bytes);
 		uw_blob_free(&uw);
 	}
 	{
@@ -214,6 +214,8 @@ static int build_tables(struct session *s, struct umodule *m, int idx, unsigned 
 		}
 		m->sym_file = arena_printf("%s/umod%d.sym", s->tmpdir, idx);
 		m->sym_len = sym.size;
+		if (s->verbose > 1)
+			fprintf(stderr, "Symbol table for %s: %zu bytes\n", m->path, sym.size);
 		if (write_file(m->sym_file, sym.data, sym.size))
 			return -1;
 		utap_blob_free(&sym);

@@ -43,7 +43,7 @@ static const struct utap_umod_desc *utap_gen_umods(int *n);
 
 /* One ELF file with tables. */
 struct utap_umod {
-	char path[256];
+	const char *path;		/* the descriptor's, or in the run-time blob (owned) */
 	struct path kpath;
 	struct inode *inode;
 	const void *uw;			/* validated, or NULL */
@@ -57,7 +57,7 @@ struct utap_umod {
 
 static struct utap_umod utap_umods[UTAP_MAX_UMODS];
 static atomic_t utap_numods = ATOMIC_INIT(0);
-static DEFINE_SPINLOCK(utap_umods_lock);
+static DEFINE_MUTEX(utap_umods_mutex);
 static struct utap_umod *utap_vdso_mod;
 static u32 utap_request_tables(struct inode *inode, const char *path);
 
@@ -70,7 +70,7 @@ static atomic64_t utap_missing_frames = ATOMIC64_INIT(0);
 static int utap_umod_setup(struct utap_umod *m, const char *path, const void *uw, size_t uw_len,
 			   const void *sym, size_t sym_len, const void *line, size_t line_len)
 {
-	strscpy(m->path, path, sizeof(m->path));
+	m->path = path;
 	if (uw && uw_table_validate(uw, uw_len) == 0)
 		m->uw = uw;
 	m->has_syms = sym && utap_symtab_init(&m->syms, sym, sym_len) == 0;
@@ -187,9 +187,9 @@ static bool utap_umap_fill(struct mm_struct *mm, struct vm_area_struct *vma,
 	out->end = vma->vm_end;
 	if (!vma->vm_file) {
 		/* the vDSO has no file: its tables come from the runner's copy of the image */
-		if (!utap_vdso_mod || vma->vm_start != (unsigned long)mm->context.vdso)
+		out->mod = smp_load_acquire(&utap_vdso_mod);
+		if (!out->mod || vma->vm_start != (unsigned long)mm->context.vdso)
 			return false;
-		out->mod = utap_vdso_mod;
 		if (utap_symtab_load_bias(&out->mod->syms, vma->vm_start, 0, &out->bias))
 			out->bias = vma->vm_start;
 		out->ext_start = vma->vm_start;
@@ -258,12 +258,32 @@ static struct utap_seen_map utap_seen[UTAP_SEEN_MAPS];
 static unsigned int utap_seen_next, utap_seen_count;
 static DEFINE_RAW_SPINLOCK(utap_seen_lock);
 
+/* What this CPU remembered last: walks repeat the same mappings, skip them cheaply. */
+struct utap_seen_last {
+	const struct mm_struct *mm;
+	u64 start, end;
+	const struct utap_umod *mod;
+};
+
+static DEFINE_PER_CPU(struct utap_seen_last, utap_seen_last);
+
 static void utap_seen_add(const struct utap_umap *m)
 {
+	struct utap_seen_last *last = get_cpu_ptr(&utap_seen_last);
 	pid_t tgid = current->tgid;
 	unsigned long flags;
 	unsigned int i;
 
+	if (last->mm == current->mm && last->start == m->start && last->end == m->end &&
+	    last->mod == m->mod) {
+		put_cpu_ptr(&utap_seen_last);
+		return;
+	}
+	last->mm = current->mm;
+	last->start = m->start;
+	last->end = m->end;
+	last->mod = m->mod;
+	put_cpu_ptr(&utap_seen_last);
 	if (!raw_spin_trylock_irqsave(&utap_seen_lock, flags))
 		return;		/* remembering is best effort: never wait in a probe */
 	for (i = 0; i < utap_seen_count; i++)
@@ -588,6 +608,10 @@ static int utap_usym_format(char *buf, size_t size, u64 addr, unsigned mode)
 	struct utap_sym_ctx sc;
 	bool found;
 
+	/* hex only (ubacktrace()): nothing to look up */
+	if (!(mode & (UTAP_SYM_SYMBOL | UTAP_SYM_MODULE | UTAP_SYM_FILENAME |
+		      UTAP_SYM_LINENUMBER)))
+		return utap_sym_format(buf, size, addr, NULL, mode);
 	utap_usym_ctx(addr, &m, &sc, &found);
 	return utap_sym_format(buf, size, addr, found ? &sc : NULL, mode);
 }

@@ -296,30 +296,30 @@ static void utap_hold_stop(void)
 static int utap_tables_add(const struct utap_tables_msg *h, const char *path, const void *uw,
 			   const void *sym, const void *line, void *owned)
 {
-	unsigned long flags;
 	struct utap_umod *m;
 	int n;
 
-	spin_lock_irqsave(&utap_umods_lock, flags);
+	/* writers one at a time (kern_path sleeps); readers only see published entries */
+	mutex_lock(&utap_umods_mutex);
 	n = atomic_read(&utap_numods);
 	if (n >= UTAP_MAX_UMODS) {
-		spin_unlock_irqrestore(&utap_umods_lock, flags);
+		mutex_unlock(&utap_umods_mutex);
 		return -ENOSPC;
 	}
 	m = &utap_umods[n];
 	memset(m, 0, sizeof(*m));
-	spin_unlock_irqrestore(&utap_umods_lock, flags);
-	/* kern_path sleeps: fill the entry outside the lock, then publish it */
 	utap_umod_setup(m, path, uw, h->uw_len, sym, h->sym_len, line, h->line_len);
 	m->owned = owned;
 	if (h->flags & UTAP_TABLES_VDSO) {
 		if (m->inode)
 			path_put(&m->kpath);
 		m->inode = NULL;
-		utap_vdso_mod = m;
 	}
 	smp_wmb();
 	atomic_inc(&utap_numods);
+	if (h->flags & UTAP_TABLES_VDSO)
+		smp_store_release(&utap_vdso_mod, m);
+	mutex_unlock(&utap_umods_mutex);
 	return 0;
 }
 
