@@ -2,7 +2,7 @@
 # kcontext.c; translator/ustack.c, tables.c): variants of the target
 # programs the guest tests (testsuite/vm/ustack/) and the bench use.
 
-US_PROGS := $(B)/progs/chain-stripped $(B)/progs/chain-notab $(B)/progs/chain-fp
+US_PROGS := $(B)/progs/chain-stripped $(B)/progs/chain-notab
 
 # every symbol stripped: the frames are addresses, the .eh_frame stays
 $(B)/progs/chain-stripped: $(B)/progs/chain
@@ -15,14 +15,24 @@ $(B)/progs/chain-notab: testsuite/progs/chain.c
 	objcopy --remove-section=.eh_frame --remove-section=.eh_frame_hdr $@.tmp $@
 	rm -f $@.tmp
 
-# the same program with frame pointers: the bench's frame-pointer walk
-$(B)/progs/chain-fp: testsuite/progs/chain.c
-	@mkdir -p $(dir $@)
-	$(CC) $(PROG_CFLAGS) -fno-omit-frame-pointer -o $@ $<
-
 # a 32-bit task without a C library (works without gcc-multilib)
 $(B)/progs/us_c32: testsuite/progs/us_c32.c
 	@mkdir -p $(dir $@)
 	$(CC) -m32 -O2 -g -nostdlib -static -fno-pie -no-pie -o $@ $<
 
 testsuite-progs: $(US_PROGS)
+
+# make bench-ustack: a 10-frame user backtrace against a frame-pointer walk
+# in the guest, and the module's table bytes against the raw .eh_frame
+.PHONY: bench-ustack
+bench: bench-ustack
+bench-ustack: all $(B)/progs/chain $(B)/bench/us_deep $(B)/bench/us_deep-fp
+	bench/ustack/run.sh $(B)
+
+$(B)/bench/us_deep: bench/ustack/us_deep.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -o $@ $<
+
+$(B)/bench/us_deep-fp: bench/ustack/us_deep.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -fno-omit-frame-pointer -o $@ $<
