@@ -1,0 +1,8 @@
+# Instruction tracing: the stepping engine (runtime/itrace/, compiled into
+# modules) and its pure core's unit test.
+
+ITRACE_CORE := runtime/itrace/tracker.c $(INSN_SRCS)
+
+UNIT_TESTS += test_itrace
+test_itrace_SRCS := testsuite/unit/test_itrace.c $(ITRACE_CORE)
+$(B)/unit/test_itrace: $(wildcard runtime/itrace/*.h runtime/arch/x86_64/*.h)
