@@ -1,8 +1,10 @@
 # Instruction tracing: the stepping engine (runtime/itrace/, compiled into
-# modules) and its pure core's unit test.
+# modules), its pure core's unit test, and the insn probe provider.
 
 ITRACE_CORE := runtime/itrace/tracker.c $(INSN_SRCS)
 
 UNIT_TESTS += test_itrace
 test_itrace_SRCS := testsuite/unit/test_itrace.c $(ITRACE_CORE)
 $(B)/unit/test_itrace: $(wildcard runtime/itrace/*.h runtime/arch/x86_64/*.h)
+
+UTAP_SRCS += translator/probes/insn.c

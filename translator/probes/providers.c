@@ -5,6 +5,7 @@ extern const struct provider provider_begin_end;
 extern const struct provider provider_process_code;
 extern const struct provider provider_process_mark;
 extern const struct provider provider_process_lifecycle;
+extern const struct provider provider_insn;
 extern const struct provider provider_kprobe;
 extern const struct provider provider_kernel_function;
 extern const struct provider provider_timer;
@@ -17,6 +18,7 @@ const struct provider *const providers[] = {
 	&provider_process_code,
 	&provider_process_mark,
 	&provider_process_lifecycle,
+	&provider_insn,
 	&provider_kprobe,
 	&provider_kernel_function,
 	&provider_timer,
