@@ -8,3 +8,8 @@ test_itrace_SRCS := testsuite/unit/test_itrace.c $(ITRACE_CORE)
 $(B)/unit/test_itrace: $(wildcard runtime/itrace/*.h runtime/arch/x86_64/*.h)
 
 UTAP_SRCS += translator/probes/insn.c
+
+# The independent counter of the guest tests decodes lengths with Capstone.
+$(B)/progs/it_ptrace_count: testsuite/progs/it_ptrace_count.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -o $@ $< -lcapstone
