@@ -13,3 +13,9 @@ UTAP_SRCS += translator/probes/insn.c
 $(B)/progs/it_ptrace_count: testsuite/progs/it_ptrace_count.c
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -o $@ $< -lcapstone
+
+# make bench: traced steps per second next to a ptrace PTRACE_SINGLESTEP loop, in one guest
+.PHONY: bench-itrace
+bench: bench-itrace
+bench-itrace: all testsuite-progs
+	bench/itrace/bench.sh $(B)/utap
