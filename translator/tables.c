@@ -161,6 +161,11 @@ static void answer(int fd, uint32_t seq, const char *path)
 {
 	char hex[128], err[256], real[4096];
 	const char *name = real_path(path, real, sizeof(real));
+
+	/* asked by a walk that met the file (not by a held task): frames were lost */
+	if (name != path)
+		fprintf(stderr, "WARNING: Missing unwind data for a module, rerun with 'utap -d %s'\n",
+			name);
 	char *uw_cache, *sym_cache;
 	size_t uw_len = 0, sym_len = 0;
 	void *uw, *sym;

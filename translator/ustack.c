@@ -186,10 +186,10 @@ static int build_tables(struct session *s, struct umodule *m, int idx, unsigned 
 		if (uw_build_file(m->path, NULL, &uw, &st, err, sizeof(err))) {
 			/* a file only met on the way (a -c target, a probed binary) costs frames */
 			if (m->explicit_d) {
-				errorf("cannot build the unwind table of %s: %s", m->path, err);
+				errorf("cannot build the unwind table of %s", err);
 				return -1;
 			}
-			warnf("no unwind table for %s: %s", m->path, err);
+			warnf("no unwind table for %s", err);
 			return 1;
 		}
 		m->uw_file = arena_printf("%s/umod%d.uwt", s->tmpdir, idx);

@@ -490,12 +490,13 @@ static void utap_note_missing(struct utap_umap *m)
 	/*
 	 * Ask the runner, without waiting: later walks through this file will
 	 * be complete. It opens the file through the mapping (no path lookup
-	 * here) and answers with the file's real path.
+	 * here), says which file lacked tables, by its real path, and answers
+	 * with its tables. Only when it cannot be asked, say it here.
 	 */
 	scnprintf(via, sizeof(via), "/proc/%d/map_files/%llx-%llx", current->tgid,
 		  (unsigned long long)m->start, (unsigned long long)m->end);
-	utap_request_tables(m->inode, via);
-	utap_warn("Missing unwind data for a module, rerun with 'utap -d %s'", m->path);
+	if (!utap_request_tables(m->inode, via))
+		utap_warn("Missing unwind data for a module, rerun with 'utap -d %s'", m->path);
 }
 
 static int utap_ufind(void *ctx, u64 pc, struct uw_module *mod)
@@ -548,7 +549,6 @@ static struct utap_ustack *utap_ustack_get(struct utap_context *c)
 	struct uw_walk_ops ops = {
 		.read = utap_uw_read,
 		.find = utap_ufind,
-		.fixup_ra = utap_ufixup_ra,
 		.ctx = &w,
 	};
 	struct uw_trace tr = {
@@ -565,6 +565,9 @@ static struct utap_ustack *utap_ustack_get(struct utap_context *c)
 	us->nr = 0;
 	if (us->state != UTAP_USTACK_OK)
 		return us;
+	/* return addresses can only be hijacked while uretprobes are pending */
+	if (current->utask && READ_ONCE(current->utask->return_instances))
+		ops.fixup_ra = utap_ufixup_ra;
 	uw_walk(&regs, flags, &ops, &tr);
 	us->nr = tr.nr;
 	us->stop = tr.stop;

@@ -112,6 +112,19 @@ static void utap_treq_finish(u32 seq)
 	wake_up_all(&utap_treq_wait);
 }
 
+static void utap_treq_forget(u32 seq)
+{
+	unsigned long flags;
+	int i;
+
+	if (!raw_spin_trylock_irqsave(&utap_treq_lock, flags))
+		return;		/* probe context: never wait */
+	for (i = 0; i < UTAP_TREQS; i++)
+		if (utap_treqs[i].seq == seq)
+			utap_treqs[i].inode = NULL;
+	raw_spin_unlock_irqrestore(&utap_treq_lock, flags);
+}
+
 /* Asks the runner for a file's tables (safe in any context); returns the request's seq. */
 static u32 utap_request_tables(struct inode *inode, const char *path)
 {
@@ -122,7 +135,10 @@ static u32 utap_request_tables(struct inode *inode, const char *path)
 
 	if (seq && is_new) {
 		n = scnprintf(msg, sizeof(msg), "tables %u %s", seq, path);
-		utap_transport_write(UTAP_REC_EVENT, 0, msg, n, 0);
+		if (utap_transport_write(UTAP_REC_EVENT, 0, msg, n, 0)) {
+			utap_treq_forget(seq);	/* the ring was full: a later walk asks again */
+			return 0;
+		}
 	}
 	return seq;
 }
