@@ -15,6 +15,7 @@
 
 static struct val emit_expr(struct emitter *em, struct node *n);
 static void emit_stmt(struct emitter *em, struct node *n);
+static void emit_stmt_charged(struct emitter *em, struct node *n);
 static void fail(struct emitter *em, const char *msg, const struct node *n);
 
 void emit_line(struct emitter *em, const char *fmt, ...)
@@ -586,7 +587,11 @@ static struct val emit_call(struct emitter *em, struct node *n)
 	emit_line(em, "c->nesting++;");
 	emit_line(em, "utap_fn_%s(c);", frame_member(fn));
 	emit_line(em, "c->nesting--;");
-	check_error(em);
+	if (fn->embedded)
+		emit_line(em, "if (unlikely(c->last_error)) UTAP_CALL_FAILED(c, %s, %s);", c_near(n),
+			  em->err_label);
+	else
+		check_error(em);
 	if (fn->ret == TY_STRING) {
 		const char *t = new_str(em);
 
@@ -621,6 +626,8 @@ static struct val emit_expr(struct emitter *em, struct node *n)
 		return emit_logical(em, n);
 	case N_COMPARE:
 		return emit_compare(em, n);
+	case N_REGEX:
+		return emit_regex(em, n);
 	case N_CONCAT:
 		return emit_concat(em, n);
 	case N_UNARY:
@@ -663,18 +670,52 @@ static struct val emit_expr(struct emitter *em, struct node *n)
 
 /* ---- statements ---- */
 
-static void emit_action_check(struct emitter *em, struct node *n)
+static void emit_action_check(struct emitter *em, struct node *n, int count)
 {
-	emit_line(em, "if (unlikely(--c->actionremaining < 0))");
+	if (count == 1)
+		emit_line(em, "if (unlikely(--c->actionremaining < 0))");
+	else
+		emit_line(em, "if (unlikely((c->actionremaining -= %d) < 0))", count);
 	em->indent++;
 	fail(em, "MAXACTION exceeded", n);
 	em->indent--;
 }
 
+/* The statement an action charge names in its error, or NULL when the
+ * statement kind is not charged (loops charge per iteration themselves). */
+static struct node *action_node(struct node *n)
+{
+	switch (n->kind) {
+	case N_EXPR_STMT:
+		return n->lhs;
+	case N_IF:
+	case N_RETURN:
+	case N_DELETE:
+		return n;
+	default:
+		return NULL;
+	}
+}
+
+/* A block is charged once, up front, for all its own statements, as
+ * stap does: one check per block instead of one per statement keeps
+ * the module's code (and its compile time) small. */
 static void emit_block(struct emitter *em, struct node *list)
 {
+	struct node *first = NULL;
+	int count = 0;
+
+	for (struct node *s = list; s; s = s->next) {
+		struct node *a = action_node(s);
+
+		if (a && !first)
+			first = a;
+		count += a != NULL;
+	}
+	if (count)
+		emit_action_check(em, first, count);
 	for (struct node *s = list; s; s = s->next)
-		emit_stmt(em, s);
+		emit_stmt_charged(em, s);
 }
 
 static void emit_if(struct emitter *em, struct node *n)
@@ -708,7 +749,7 @@ static void emit_loop(struct emitter *em, struct node *n)
 	}
 	emit_line(em, "for (;;) {");
 	em->indent++;
-	emit_action_check(em, n);
+	emit_action_check(em, n, 1);
 	if (n->cond) {
 		struct val cond;
 
@@ -786,17 +827,17 @@ static void emit_try(struct emitter *em, struct node *n)
 		emit_line(em, "utap_strlcpy(%s, c->last_error, MAXSTRINGLEN);",
 			  var_lvalue(n->catch_var));
 	emit_line(em, "c->last_error = NULL;");
+	emit_line(em, "c->last_near = NULL;");
 	emit_stmt(em, n->catch_body);
 	em->indent--;
 	emit_line(em, "%s: ;", done);
 }
 
-static void emit_stmt(struct emitter *em, struct node *n)
+/* A statement whose action charge its enclosing block has paid. */
+static void emit_stmt_charged(struct emitter *em, struct node *n)
 {
 	int mark = em->nstr;
 
-	if (!n)
-		return;
 	switch (n->kind) {
 	case N_BLOCK:
 		emit_block(em, n->body);
@@ -804,11 +845,9 @@ static void emit_stmt(struct emitter *em, struct node *n)
 	case N_NULL:
 		break;
 	case N_EXPR_STMT:
-		emit_action_check(em, n->lhs);
 		emit_expr(em, n->lhs);
 		break;
 	case N_IF:
-		emit_action_check(em, n);
 		emit_if(em, n);
 		break;
 	case N_WHILE:
@@ -825,11 +864,9 @@ static void emit_stmt(struct emitter *em, struct node *n)
 		emit_line(em, "goto out;");
 		break;
 	case N_RETURN:
-		emit_action_check(em, n);
 		emit_return(em, n);
 		break;
 	case N_DELETE:
-		emit_action_check(em, n);
 		emit_delete(em, n);
 		break;
 	case N_TRY:
@@ -849,6 +886,19 @@ static void emit_stmt(struct emitter *em, struct node *n)
 		break;
 	}
 	em->nstr = mark;
+}
+
+/* A statement on its own (an if's branch, a loop's body): charged here. */
+static void emit_stmt(struct emitter *em, struct node *n)
+{
+	struct node *a;
+
+	if (!n)
+		return;
+	a = action_node(n);
+	if (a)
+		emit_action_check(em, a, 1);
+	emit_stmt_charged(em, n);
 }
 
 /* ---- functions, probes, frames ---- */
@@ -955,6 +1005,7 @@ static void emit_handler(struct emitter *em, struct derived_probe *d)
 	begin_function(em, &body);
 	em->probe = d;
 	emit_locals_init(em, d->locals);
+	emit_regex_prologue(em);
 	if (d->cond) {
 		struct val cond = emit_expr(em, d->cond);
 

@@ -39,6 +39,7 @@
 #include "format.h"
 #include "map.h"
 #include "stats.h"
+#include "regex.h"
 #include "wire.h"
 
 /* One entry per derived probe; pp() and error messages use it. */
@@ -53,6 +54,7 @@ enum utap_state {
 	UTAP_STARTING,	/* begin probes */
 	UTAP_RUNNING,	/* every other probe */
 	UTAP_STOPPING,	/* end probes */
+	UTAP_ERROR,	/* error probes: errors went past MAXERRORS, end probes are skipped */
 	UTAP_STOPPED,
 };
 
@@ -86,6 +88,7 @@ struct utap_context {
 	char error_buf[MAXSTRINGLEN];	/* for messages built at run time */
 	char tok_buf[MAXSTRINGLEN];	/* tokenize(): the string being split */
 	char *tok_pos;
+	struct utap_rx_last rx;		/* the last =~ / !~ (regex.stp) */
 	u32 printlen;
 	u32 nprints;
 	char printbuf[UTAP_PRINTBUF];
@@ -104,6 +107,13 @@ static size_t utap_gen_frame_size(void);
 #define UTAP_ERROR(c, msg, near, label) do {		\
 		(c)->last_error = (msg);		\
 		(c)->last_near = (near);		\
+		goto label;				\
+	} while (0)
+
+/* An error an embedded-C function raised is reported near its call, as stap's is. */
+#define UTAP_CALL_FAILED(c, near, label) do {		\
+		if (!(c)->last_near)			\
+			(c)->last_near = (near);	\
 		goto label;				\
 	} while (0)
 
