@@ -33,6 +33,27 @@ static void utap_request_exit(void)
 	utap_wake_reader(true);
 }
 
+/*
+ * Errors past MAXERRORS: the session ends as stap's does, no further
+ * probe of any kind runs but the error probes, which take the end
+ * probes' place (an end probe already running finishes).
+ */
+static void utap_enter_error_state(void)
+{
+	int st = atomic_read(&utap_state);
+
+	utap_exit_status = 1;
+	while (st == UTAP_STARTING || st == UTAP_RUNNING || st == UTAP_STOPPING) {
+		int seen = atomic_cmpxchg(&utap_state, st, UTAP_ERROR);
+
+		if (seen == st)
+			break;
+		st = seen;
+	}
+	atomic_set(&utap_exit_requested, 1);
+	utap_wake_reader(true);
+}
+
 static size_t utap_context_size(void)
 {
 	return ALIGN(sizeof(struct utap_context), 16) +
@@ -112,10 +133,8 @@ static void utap_report_error(struct utap_context *c)
 	else
 		utap_err("%s (probe %s)", c->last_error, c->probe->pp);
 	n = atomic_inc_return(&utap_errors);
-	if (n > MAXERRORS) {
-		utap_exit_status = 1;
-		utap_request_exit();
-	}
+	if (n > MAXERRORS)
+		utap_enter_error_state();
 }
 
 static void utap_context_leave(struct utap_context *c)

@@ -33,8 +33,9 @@ static int utap_session_start(void)
 		return rc;
 	}
 	utap_gen_begin();
-	/* exit() in a begin probe: normal probes never run */
-	atomic_set(&utap_state, utap_exit_pending() ? UTAP_STOPPING : UTAP_RUNNING);
+	/* exit() in a begin probe: normal probes never run; an error state stays */
+	atomic_cmpxchg(&utap_state, UTAP_STARTING,
+		       utap_exit_pending() ? UTAP_STOPPING : UTAP_RUNNING);
 	return 0;
 }
 
@@ -46,7 +47,8 @@ static void utap_session_stop(bool run_end)
 		atomic_set(&utap_state, UTAP_STOPPED);
 		return;
 	}
-	atomic_set(&utap_state, UTAP_STOPPING);
+	if (st != UTAP_ERROR)
+		atomic_set(&utap_state, UTAP_STOPPING);
 	utap_gen_unregister();
 	if (run_end)
 		utap_gen_end();

@@ -1,7 +1,7 @@
 /*
  * error_probe.c - error and error(N) probes: a "final gasp" that runs when
  * the session ends because run-time errors went past MAXERRORS (by default
- * the first one), after the end probes, in priority order as stap runs them.
+ * the first one), in place of the end probes, in priority order as stap runs them.
  */
 #include "emit.h"
 
@@ -47,11 +47,10 @@ static void error_emit(struct emitter *em, struct derived_probe **dps, int n)
 
 	memcpy(sorted, dps, sizeof(*sorted) * n);
 	qsort(sorted, n, sizeof(*sorted), by_priority);
-	/* the core ends the session once errors exceed MAXERRORS: that is stap's error state */
-	sb_puts(&em->end, "\tif (atomic_read(&utap_errors) > MAXERRORS) {\n");
+	/* they run only in the error state the core enters past MAXERRORS,
+	 * in which the end probes emitted before them do not */
 	for (int i = 0; i < n; i++)
-		emit_run_handler(&em->end, sorted[i], "UTAP_STOPPING", "\t\t");
-	sb_puts(&em->end, "\t}\n");
+		emit_run_handler(&em->end, sorted[i], "UTAP_ERROR", "\t");
 }
 
 const struct provider provider_error = {
