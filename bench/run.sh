@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # bench/run.sh - the spine's figures, each next to the alternative measured in the same run:
 #   pass 1-4 of a trivial script and of a 300-line script vs kbuild of an empty module,
 #   and a guest's boot-to-first-output vs its whole round trip.
@@ -10,14 +10,17 @@ KREL=$($UTAP --vm-check 2>/dev/null | sed -n 's/^kernel release: *//p' | head -1
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 
-now() { date +%s.%N; }
-# median of three runs of a command, in seconds
+# "WALL CPU": medians of three runs of a command, in seconds; CPU is user +
+# system time of the command and its children, which a busy machine does not
+# inflate the way it inflates wall-clock time
 median3() {
-	for i in 1 2 3; do
-		s=$(now); "$@" > /dev/null 2>&1; e=$(now)
-		echo "$e - $s" | bc -l
-	done | sort -n | sed -n 2p
+	local TIMEFORMAT='%R %U %S' runs
+	runs=$(for i in 1 2 3; do { time "$@" > /dev/null 2>&1; } 2>&1; done)
+	echo "$(echo "$runs" | awk '{print $1}' | sort -n | sed -n 2p)" \
+	     "$(echo "$runs" | awk '{print $2 + $3}' | sort -n | sed -n 2p)"
 }
+wall() { echo "${1% *}"; }
+cpu() { echo "${1#* }"; }
 
 cat > "$T/m.c" <<'C'
 #include <linux/module.h>
@@ -40,12 +43,16 @@ k=$(median3 kbuild)
 t=$(median3 trivial)
 b=$(median3 big)
 rm -f bench_trivial.ko bench_big.ko
-printf "pass 1-4, trivial script:        %6.2f s  (kbuild of an empty module: %.2f s; ratio %.2fx)\n" "$t" "$k" "$(echo "$t / $k" | bc -l)"
-printf "pass 1-4, 300-line script:       %6.2f s  (ratio to the empty module: %.2fx)\n" "$b" "$(echo "$b / $k" | bc -l)"
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)  (wall-clock figures grow with it; CPU figures do not)"
+printf "pass 1-4, trivial script:        %6.2f s wall, %5.2f s CPU  (kbuild of an empty module: %.2f s wall, %.2f s CPU; CPU ratio %.2fx)\n" \
+	"$(wall "$t")" "$(cpu "$t")" "$(wall "$k")" "$(cpu "$k")" "$(echo "$(cpu "$t") / $(cpu "$k")" | bc -l)"
+printf "pass 1-4, 300-line script:       %6.2f s wall, %5.2f s CPU  (CPU ratio to the empty module: %.2fx)\n" \
+	"$(wall "$b")" "$(cpu "$b")" "$(echo "$(cpu "$b") / $(cpu "$k")" | bc -l)"
 
 boot() { $UTAP --vm-exec -- /bin/true; }
 run() { $UTAP --vm -e 'probe begin { printf("x\n"); exit() }'; }
 g=$(median3 boot)
 r=$(median3 run)
-printf "guest: boot, run /bin/true, power off: %6.2f s\n" "$g"
-printf "guest: hello script end to end:        %6.2f s  (%.2fx the bare guest round trip)\n" "$r" "$(echo "$r / $g" | bc -l)"
+printf "guest: boot, run /bin/true, power off: %6.2f s wall\n" "$(wall "$g")"
+printf "guest: hello script end to end:        %6.2f s wall  (%.2fx the bare guest round trip)\n" \
+	"$(wall "$r")" "$(echo "$(wall "$r") / $(wall "$g")" | bc -l)"

@@ -45,13 +45,13 @@ static void utap_lock_release(struct utap_lock *l, bool write)
 		atomic_dec(&l->v);
 }
 
-static void utap_unlock_globals(const struct utap_lockreq *r, int n)
+UTAP_OUTLINE void utap_unlock_globals(const struct utap_lockreq *r, int n)
 {
 	while (n-- > 0)
 		utap_lock_release(r[n].lock, r[n].write);
 }
 
-static bool utap_lock_globals(const struct utap_lockreq *r, int n)
+UTAP_OUTLINE bool utap_lock_globals(const struct utap_lockreq *r, int n)
 {
 	int i, tries;
 

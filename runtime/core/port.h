@@ -38,4 +38,11 @@ typedef int64_t s64;
 #endif
 #endif
 
+/*
+ * A helper with a loop that generated code calls from many places: kept
+ * out of line, since inlining it at every call site costs the module's
+ * compile more time than the call costs at run time.
+ */
+#define UTAP_OUTLINE static __attribute__((__noinline__, __unused__))
+
 #endif /* UTAP_PORT_H */

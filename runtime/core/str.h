@@ -8,7 +8,7 @@
 #include "port.h"
 
 /* Copies src into dst[size], truncating; returns dst. */
-static inline char *utap_strlcpy(char *dst, const char *src, size_t size)
+UTAP_OUTLINE char *utap_strlcpy(char *dst, const char *src, size_t size)
 {
 	size_t n = 0;
 
@@ -25,7 +25,7 @@ static inline char *utap_strlcpy(char *dst, const char *src, size_t size)
 }
 
 /* Appends src to dst[size], truncating; dst and src may not overlap. */
-static inline char *utap_strlcat(char *dst, const char *src, size_t size)
+UTAP_OUTLINE char *utap_strlcat(char *dst, const char *src, size_t size)
 {
 	size_t n = 0;
 
