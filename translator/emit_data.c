@@ -332,30 +332,31 @@ static const char *emit_keys(struct emitter *em, struct node *keys, const char *
 			     unsigned *mask)
 {
 	struct strbuf sb = { 0 };
-	const char *vals[UTAP_MAX_KEYS];
+	struct val vals[UTAP_MAX_KEYS];
 	int n = 0;
 	const char *r;
 
 	*mask = 0;
 	for (struct node *k = keys; k && n < UTAP_MAX_KEYS; k = k->next, n++) {
 		if (k->kind == N_NULL) {
-			vals[n] = NULL;
+			vals[n].c = NULL;
 			continue;
 		}
-		vals[n] = emit_value(em, k).c;
+		/* The value's own type, not the node's: a string local or a
+		 * temporary leaves the node's type unset. */
+		vals[n] = emit_value(em, k);
+		if (vals[n].type == TY_UNKNOWN)
+			vals[n].type = k->type;
 		*mask |= 1u << n;
 	}
 	*name = arena_printf("k%d", em->nlabels++);
 	sb_printf(&sb, "union utap_key %s[%d] = {", *name, n ? n : 1);
 	for (int i = 0; i < n; i++) {
-		const struct node *k = keys;
-
-		for (int j = 0; j < i; j++)
-			k = k->next;
-		if (!vals[i])
+		if (!vals[i].c)
 			sb_puts(&sb, " { .l = 0 },");
 		else
-			sb_printf(&sb, " { .%c = %s },", k->type == TY_STRING ? 's' : 'l', vals[i]);
+			sb_printf(&sb, " { .%c = %s },",
+				  vals[i].type == TY_STRING ? 's' : 'l', vals[i].c);
 	}
 	sb_puts(&sb, " };");
 	r = arena_strdup(sb.buf);
@@ -784,20 +785,51 @@ static void reads_list(struct emitter *em, struct node *n, unsigned char *read)
 		emit_reads(em, n, read);
 }
 
-/* Marks the globals n reads; a plain write (=, ++, <<<, delete) is not a read. */
+static bool is_write(const struct node *n)
+{
+	return n && (n->kind == N_ASSIGN || n->kind == N_PREINC || n->kind == N_POSTINC ||
+		     n->kind == N_AGG_ADD || n->kind == N_DELETE);
+}
+
+/* A write whose value nobody uses (a statement, a for's init or step): not a read. */
+static void unused_write_reads(struct emitter *em, struct node *n, unsigned char *read)
+{
+	if (!is_write(n)) {
+		emit_reads(em, n, read);
+		return;
+	}
+	if (n->lhs->kind == N_INDEX)
+		reads_list(em, n->lhs->args, read);
+	emit_reads(em, n->rhs, read);
+}
+
+/*
+ * Marks the globals n reads. A write (=, ++, <<<, delete) on its own is not
+ * a read; one whose value an expression uses (--d == 0) is, as in stap.
+ */
 void emit_reads(struct emitter *em, struct node *n, unsigned char *read)
 {
 	if (!n)
 		return;
 	switch (n->kind) {
+	case N_EXPR_STMT:
+		unused_write_reads(em, n->lhs, read);
+		return;
+	case N_FOR:
+		unused_write_reads(em, n->init, read);
+		unused_write_reads(em, n->inc, read);
+		emit_reads(em, n->cond, read);
+		emit_reads(em, n->body, read);
+		return;
 	case N_ASSIGN:
 	case N_PREINC:
 	case N_POSTINC:
+		mark(read, (n->lhs->kind == N_INDEX ? n->lhs->lhs : n->lhs)->sym, ACC_READ);
+		unused_write_reads(em, n, read);
+		return;
 	case N_AGG_ADD:
 	case N_DELETE:
-		if (n->lhs->kind == N_INDEX)
-			reads_list(em, n->lhs->args, read);
-		emit_reads(em, n->rhs, read);
+		unused_write_reads(em, n, read);
 		return;
 	case N_VAR:
 	case N_INDEX:
