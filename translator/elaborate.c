@@ -486,9 +486,83 @@ static bool has_target_vars(const struct node *n)
 	return false;
 }
 
+/* A condition known at translate time (after @defined is folded): *v gets it. */
+static bool const_cond(const struct node *n, int64_t *v)
+{
+	int64_t a;
+
+	if (n->kind == N_NUM) {
+		*v = n->num;
+		return true;
+	}
+	if (n->kind == N_UNARY && !strcmp(n->op, "!") && const_cond(n->lhs, &a)) {
+		*v = !a;
+		return true;
+	}
+	return false;
+}
+
+/* Replaces n by what it evaluates to, keeping its place in a list. */
+static void replace_node(struct node *n, const struct node *by)
+{
+	struct node *next = n->next;
+
+	*n = *by;
+	n->next = next;
+}
+
+/*
+ * if, ?: and && || with a condition known at translate time resolve only
+ * the branch that can run, so that @defined($x) ? $x : 0 works where $x
+ * is not available: stap drops the dead branch before reporting it.
+ * Returns false if the node is not such a construct; resolves it whole
+ * otherwise.
+ */
+static bool resolve_live_branch(struct session *s, struct scope *sc, struct node *n)
+{
+	int64_t v;
+
+	if (n->kind != N_IF && n->kind != N_TERNARY && n->kind != N_LOGICAL)
+		return false;
+	if (n->kind == N_LOGICAL) {
+		resolve_node(s, sc, n->lhs);
+		if (!const_cond(n->lhs, &v) || (!strcmp(n->op, "&&") ? v != 0 : v == 0)) {
+			resolve_node(s, sc, n->rhs);	/* the right side decides */
+			return true;
+		}
+		n->kind = N_NUM;
+		n->num = v != 0;
+		n->type = TY_LONG;
+		return true;
+	}
+	resolve_node(s, sc, n->cond);
+	if (!const_cond(n->cond, &v)) {
+		resolve_node(s, sc, n->then);
+		resolve_node(s, sc, n->els);
+		return true;
+	}
+	if (n->kind == N_TERNARY) {
+		struct node *live = v ? n->then : n->els;
+
+		resolve_node(s, sc, live);
+		replace_node(n, live);
+		return true;
+	}
+	if (v) {
+		resolve_node(s, sc, n->then);
+		n->els = NULL;
+	} else {
+		resolve_node(s, sc, n->els);
+		n->then = NULL;
+	}
+	return true;
+}
+
 static void resolve_node(struct session *s, struct scope *sc, struct node *n)
 {
 	if (!n)
+		return;
+	if (resolve_live_branch(s, sc, n))
 		return;
 	switch (n->kind) {
 	case N_NUM:
@@ -747,11 +821,18 @@ static struct probe_point *with_suffix(const struct probe_point *target,
 static int derive_point(struct session *s, struct probe *probe, struct probe_point *point,
 			struct node *body, struct node *cond, bool aliased);
 
+/* The outermost alias name (with the point's suffix) being expanded: -l lists it. */
+static const char *alias_listed_pp;
+
 static int derive_alias(struct session *s, struct probe *probe, struct probe_point *point,
-			struct node *body, struct node *cond, struct probe *alias,
-			const struct pp_component *suffix)
+			struct probe_point *name, struct node *body, struct node *cond,
+			struct probe *alias, const struct pp_component *suffix)
 {
+	const char *saved_listed = alias_listed_pp;
 	int total = 0;
+
+	if (alias_depth == 1)
+		alias_listed_pp = pp_string(with_suffix(name, suffix, false));
 
 	for (struct probe_point *t = alias->points; t; t = t->next) {
 		struct probe_point *target = with_suffix(t, suffix, point->optional);
@@ -760,13 +841,16 @@ static int derive_alias(struct session *s, struct probe *probe, struct probe_poi
 		int n;
 
 		n = derive_point(s, probe, target, combined, and_conditions(cond, t->cond), true);
-		if (n < 0)
+		if (n < 0) {
+			alias_listed_pp = saved_listed;
 			return -1;
+		}
 		total += n;
 		if (n > 0 && t->sufficient)
 			break;
 	}
 	mark_file_used(s, alias->src);
+	alias_listed_pp = saved_listed;
 	return total;
 }
 
@@ -778,6 +862,38 @@ static const struct provider *find_provider(const struct probe_point *pp)
 	return NULL;
 }
 
+static int count_components(const struct pp_component *c)
+{
+	int n = 0;
+
+	for (; c; c = c->next)
+		n++;
+	return n;
+}
+
+/* The fewest components any alias leaves as a suffix of point, or -1 if
+ * no alias matches: the most specific alias wins, as in stap, so that
+ * "foo.a.return = ..." is used for foo.a.return rather than "foo.a" + .return. */
+static int shortest_alias_suffix(struct session *s, const struct probe_point *point)
+{
+	int best = -1;
+
+	for (struct file *f = all_files(s); f; f = f->next)
+		for (struct probe *a = f->probes; a; a = a->next)
+			for (struct probe_point *name = a->alias_names; a->is_alias && name;
+			     name = name->next) {
+				const struct pp_component *suffix;
+				int n;
+
+				if (!alias_matches(point, name, &suffix))
+					continue;
+				n = count_components(suffix);
+				if (best < 0 || n < best)
+					best = n;
+			}
+	return best;
+}
+
 static int derive_point(struct session *s, struct probe *probe, struct probe_point *point,
 			struct node *body, struct node *cond, bool aliased)
 {
@@ -785,25 +901,28 @@ static int derive_point(struct session *s, struct probe *probe, struct probe_poi
 	const struct provider *prov;
 	int total = 0;
 	bool any_alias = false;
+	int want_suffix;
 
 	if (++alias_depth > 32) {
 		error_at(point->loc, "probe alias expansion is too deep (recursive alias?)");
 		alias_depth--;
 		return -1;
 	}
+	want_suffix = shortest_alias_suffix(s, point);
 	for (struct file *f = all_files(s); f; f = f->next) {
 		for (struct probe *a = f->probes; a; a = a->next) {
 			const struct pp_component *suffix;
 
-			if (!a->is_alias)
+			if (!a->is_alias || want_suffix < 0)
 				continue;
 			for (struct probe_point *name = a->alias_names; name; name = name->next) {
 				int n;
 
-				if (!alias_matches(point, name, &suffix))
+				if (!alias_matches(point, name, &suffix) ||
+				    count_components(suffix) != want_suffix)
 					continue;
 				any_alias = true;
-				n = derive_alias(s, probe, point, body, cond, a, suffix);
+				n = derive_alias(s, probe, point, name, body, cond, a, suffix);
 				if (n < 0) {
 					alias_depth--;
 					return -1;
@@ -830,7 +949,7 @@ static int derive_point(struct session *s, struct probe *probe, struct probe_poi
 	proto.probe = probe;
 	proto.body = body;
 	proto.cond = cond;
-	(void)aliased;
+	proto.listed_pp = aliased ? alias_listed_pp : NULL;
 	return prov->resolve(s, point, &proto);
 }
 

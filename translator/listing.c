@@ -1,7 +1,9 @@
 /*
  * listing.c - `utap -l PATTERN` and `-L PATTERN`: the probe points a
  * pattern resolves to, one per line, sorted; -L adds each point's target
- * variables. Exits non-zero when nothing matches, as stap does.
+ * variables. A point reached through an alias is listed by the alias's
+ * name, with the alias's own variables first under -L, as stap lists
+ * syscall.read. Exits non-zero when nothing matches, as stap does.
  */
 #include "utap.h"
 #include "probes/provider.h"
@@ -9,12 +11,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+static const char *listed(const struct derived_probe *d)
+{
+	return d->listed_pp ? d->listed_pp : d->pp;
+}
+
 static int by_pp(const void *a, const void *b)
 {
 	const struct derived_probe *x = *(struct derived_probe *const *)a;
 	const struct derived_probe *y = *(struct derived_probe *const *)b;
 
-	return strcmp(x->pp, y->pp);
+	return strcmp(listed(x), listed(y));
+}
+
+/* An alias's variables: the pattern's own body is empty, so every local is the alias's. */
+static void list_alias_vars(const struct derived_probe *d)
+{
+	for (const struct symbol *l = d->locals; l; l = l->next)
+		printf(" %s:%s", l->name, l->type == TY_STRING ? "string" :
+		       l->type == TY_STATS ? "stats" : "long");
 }
 
 int list_probe_points(struct session *s)
@@ -33,6 +48,14 @@ int list_probe_points(struct session *s)
 			pp->optional = true;
 	if (elaborate(s) && !s->derived)
 		return 1;
+	/* the aliases' variables are typed only by inference */
+	if (s->list_vars) {
+		bool quiet = diag_silent;
+
+		diag_silent = true;
+		infer_types(s);
+		diag_silent = quiet;
+	}
 	for (struct derived_probe *d = s->derived; d; d = d->next)
 		n++;
 	all = arena_alloc(sizeof(*all) * (n + 1));
@@ -41,9 +64,11 @@ int list_probe_points(struct session *s)
 		all[n++] = d;
 	qsort(all, n, sizeof(*all), by_pp);
 	for (int i = 0; i < n; i++) {
-		if (i && !strcmp(all[i]->pp, all[i - 1]->pp))
+		if (i && !strcmp(listed(all[i]), listed(all[i - 1])))
 			continue;
-		fputs(all[i]->pp, stdout);
+		fputs(listed(all[i]), stdout);
+		if (s->list_vars && all[i]->listed_pp)
+			list_alias_vars(all[i]);
 		if (s->list_vars && all[i]->prov->list_vars)
 			all[i]->prov->list_vars(s, all[i], stdout);
 		fputc('\n', stdout);

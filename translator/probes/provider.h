@@ -28,6 +28,8 @@ enum ctx_flags {
 struct derived_probe {
 	const struct provider *prov;
 	const char *pp;			/* canonical probe point, as pp() prints it */
+	const char *listed_pp;		/* the user-level alias it came through, as -l names
+					 * it (NULL: not through an alias, -l prints pp) */
 	struct probe_point *point;	/* the concrete point (after alias expansion) */
 	struct probe *probe;		/* the user's probe it came from */
 	struct node *body;		/* handler body (alias prologue + user body) */
