@@ -69,7 +69,8 @@ FUZZ_BINS := $(addprefix $(B)/fuzz/,$(FUZZERS))
 DEB_PKGS := build-essential gcc g++ make bc libelf-dev libdw-dev liblzma-dev zlib1g-dev \
 	linux-image-amd64 linux-headers-amd64 linux-headers-cloud-amd64 linux-headers-rt-amd64 \
 	qemu-system-x86 util-linux kmod libc6-dbg \
-	clang libclang-rt-14-dev llvm libcapstone-dev qemu-user valgrind lcov gdb strace
+	clang libclang-rt-14-dev llvm libcapstone-dev qemu-user valgrind lcov gdb strace \
+	groff-base man-db libxml2-utils nodejs
 
 deps:
 	@missing=$$(for p in $(DEB_PKGS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
@@ -78,6 +79,7 @@ deps:
 		DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing || \
 		{ DEBIAN_FRONTEND=noninteractive apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; }; \
 	else echo "utap: all build and test dependencies are installed"; fi
+	@$(MAKE) --no-print-directory deps-npm
 
 FUZZ_SECONDS ?= 10
 ONLY ?=

@@ -67,8 +67,10 @@ install: all $(MAN_GEN)
 # `flamegraph` command (collapsed stacks with ',' between frames).
 STACKVIS := stackvis@0.5.0
 
-deps: deps-npm
+# (make deps runs this after its apt-get step; Debian's nodejs comes without npm)
 deps-npm:
+	@command -v npm > /dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y \
+		--no-install-recommends npm
 	@if [ -x "$$(npm root -g 2>/dev/null)/stackvis/cmd/flamegraph" ]; then \
 		echo "utap: the flame graph renderer (stackvis) is installed"; \
 	else \
