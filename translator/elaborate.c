@@ -239,6 +239,12 @@ int load_tapsets(struct session *s)
 
 /* ---- lookups ---- */
 
+/* The file a name is written in: an alias's body mixes the tapset's with the script's. */
+static const struct source *written_in(const struct scope *sc, struct loc loc)
+{
+	return loc.src ? loc.src : sc->src;
+}
+
 static bool visible(const struct source *owner, bool is_private, const struct source *from)
 {
 	return !is_private || owner == from;
@@ -323,7 +329,7 @@ static struct symbol *resolve_name(struct session *s, struct scope *sc, const ch
 		}
 		return l;
 	}
-	g = find_global(s, name, sc->src);
+	g = find_global(s, name, written_in(sc, loc));
 	if (g) {
 		use_global(s, g);
 		return g->sym;
@@ -369,7 +375,7 @@ static void set_arity(struct symbol *sym, int arity, struct loc loc)
 static void resolve_call(struct session *s, struct scope *sc, struct node *n)
 {
 	bool exists;
-	struct function *fn = find_function(s, n->name, n->nargs, sc->src, &exists);
+	struct function *fn = find_function(s, n->name, n->nargs, written_in(sc, n->loc), &exists);
 
 	resolve_list(s, sc, n->args);
 	if (!fn) {
@@ -638,7 +644,7 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n)
 		s->needs |= NEED_TRY;
 		return;
 	case N_EMBED:
-		if (!s->guru && !sc->src->is_tapset)
+		if (!s->guru && !written_in(sc, n->loc)->is_tapset)
 			error_at(n->loc, "embedded C code needs guru mode (-g)");
 		return;
 	case N_TARGET:
