@@ -387,6 +387,8 @@ static u64 utap_uretprobe_orig(u64 slot)
 static u64 utap_uprobes_pc(u64 pc, u64 sp, u32 *flags)
 {
 	struct uprobe_task *ut = current->utask;
+	enum uprobe_task_state state;
+	unsigned long xol, vaddr;
 	u64 orig;
 
 	if (!ut)
@@ -398,10 +400,22 @@ static u64 utap_uprobes_pc(u64 pc, u64 sp, u32 *flags)
 			return orig;
 		}
 	}
-	if (ut->state != UTASK_RUNNING && ut->xol_vaddr && pc >= ut->xol_vaddr &&
-	    pc < ut->xol_vaddr + MAX_UINSN_BYTES + 1)
-		return ut->vaddr + (pc - ut->xol_vaddr);
+	/* exec frees utask before clearing the pointer: read it without faulting */
+	if (get_kernel_nofault(state, &ut->state) || get_kernel_nofault(xol, &ut->xol_vaddr) ||
+	    get_kernel_nofault(vaddr, &ut->vaddr))
+		return pc;
+	if (state != UTASK_RUNNING && xol && pc >= xol && pc < xol + MAX_UINSN_BYTES + 1)
+		return vaddr + (pc - xol);
 	return pc;
+}
+
+/* Are uretprobes pending in current (so return addresses may be hijacked)? */
+static bool utap_uretprobes_pending(void)
+{
+	struct uprobe_task *ut = current->utask;
+	struct return_instance *ri;
+
+	return ut && !get_kernel_nofault(ri, &ut->return_instances) && ri;
 }
 
 /*
@@ -566,7 +580,7 @@ static struct utap_ustack *utap_ustack_get(struct utap_context *c)
 	if (us->state != UTAP_USTACK_OK)
 		return us;
 	/* return addresses can only be hijacked while uretprobes are pending */
-	if (current->utask && READ_ONCE(current->utask->return_instances))
+	if (utap_uretprobes_pending())
 		ops.fixup_ra = utap_ufixup_ra;
 	uw_walk(&regs, flags, &ops, &tr);
 	us->nr = tr.nr;
