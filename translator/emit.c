@@ -626,6 +626,8 @@ static struct val emit_expr(struct emitter *em, struct node *n)
 		return emit_logical(em, n);
 	case N_COMPARE:
 		return emit_compare(em, n);
+	case N_REGEX:
+		return emit_regex(em, n);
 	case N_CONCAT:
 		return emit_concat(em, n);
 	case N_UNARY:
@@ -1003,6 +1005,7 @@ static void emit_handler(struct emitter *em, struct derived_probe *d)
 	begin_function(em, &body);
 	em->probe = d;
 	emit_locals_init(em, d->locals);
+	emit_regex_prologue(em);
 	if (d->cond) {
 		struct val cond = emit_expr(em, d->cond);
 

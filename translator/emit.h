@@ -83,6 +83,10 @@ void emit_foreach(struct emitter *em, struct node *n,
 void emit_reads(struct emitter *em, struct node *n, unsigned char *read);
 void emit_global_autoprint(struct emitter *em);
 
+/* emit_regex.c: =~ and !~; the reset of the last match at a handler's start */
+struct val emit_regex(struct emitter *em, struct node *n);
+void emit_regex_prologue(struct emitter *em);
+
 /* ustack.c: unwind, symbol and line tables for user backtraces */
 int emit_ustack_tables(struct emitter *em);
 

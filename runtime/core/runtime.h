@@ -39,6 +39,7 @@
 #include "format.h"
 #include "map.h"
 #include "stats.h"
+#include "regex.h"
 #include "wire.h"
 
 /* One entry per derived probe; pp() and error messages use it. */
@@ -87,6 +88,7 @@ struct utap_context {
 	char error_buf[MAXSTRINGLEN];	/* for messages built at run time */
 	char tok_buf[MAXSTRINGLEN];	/* tokenize(): the string being split */
 	char *tok_pos;
+	struct utap_rx_last rx;		/* the last =~ / !~ (regex.stp) */
 	u32 printlen;
 	u32 nprints;
 	char printbuf[UTAP_PRINTBUF];
