@@ -109,7 +109,7 @@ static const char *var_lvalue(const struct symbol *sym)
 {
 	if (sym->kind == SYM_GLOBAL)
 		return arena_printf("utap_g_%s", sym->name);
-	return arena_printf("l->%s", sym->name);
+	return arena_printf("l->l_%s", sym->name);
 }
 
 static const char *num_literal(int64_t v)
@@ -580,9 +580,10 @@ static struct val emit_call(struct emitter *em, struct node *n)
 	/* the parameters are the first nparams symbols of the function's locals */
 	for (i = 0, p = fn->params; p && i < fn->nparams; p = p->next, i++) {
 		if (p->type == TY_STRING)
-			emit_line(em, "utap_strlcpy(%s->%s, %s, MAXSTRINGLEN);", f, p->name, vals[i].c);
+			emit_line(em, "utap_strlcpy(%s->l_%s, %s, MAXSTRINGLEN);", f, p->name,
+				  vals[i].c);
 		else
-			emit_line(em, "%s->%s = %s;", f, p->name, vals[i].c);
+			emit_line(em, "%s->l_%s = %s;", f, p->name, vals[i].c);
 	}
 	emit_line(em, "c->nesting++;");
 	emit_line(em, "utap_fn_%s(c);", frame_member(fn));
@@ -909,8 +910,9 @@ static void emit_frame_struct(struct emitter *em, const char *name, struct symbo
 	sb_printf(&em->frames, "struct utap_frame_%s {\n", name);
 	if (has_ret)
 		sb_printf(&em->frames, "\t%s __retvalue%s;\n", ctype_of(ret), csuffix_of(ret));
+	/* prefixed: a script may name a local 'long' or 'int' */
 	for (struct symbol *l = locals; l; l = l->next)
-		sb_printf(&em->frames, "\t%s %s%s;\n", ctype_of(l->type), l->name,
+		sb_printf(&em->frames, "\t%s l_%s%s;\n", ctype_of(l->type), l->name,
 			  csuffix_of(l->type));
 	if (nstr)
 		sb_printf(&em->frames, "\tchar __s[%d][MAXSTRINGLEN];\n", nstr);
@@ -924,9 +926,9 @@ static void emit_locals_init(struct emitter *em, struct symbol *locals)
 		if (l->kind == SYM_PARAM)
 			continue;
 		if (l->type == TY_STRING)
-			emit_line(em, "l->%s[0] = 0;", l->name);
+			emit_line(em, "l->l_%s[0] = 0;", l->name);
 		else
-			emit_line(em, "l->%s = 0;", l->name);
+			emit_line(em, "l->l_%s = 0;", l->name);
 	}
 }
 
@@ -960,7 +962,7 @@ static void emit_embedded_function(struct emitter *em, struct function *fn)
 	struct strbuf body = { 0 };
 
 	for (struct symbol *p = fn->params; p; p = p->next)
-		sb_printf(&body, "#define STAP_ARG_%s (l->%s)\n", p->name, p->name);
+		sb_printf(&body, "#define STAP_ARG_%s (l->l_%s)\n", p->name, p->name);
 	sb_printf(&body, "#define STAP_RETVALUE (l->__retvalue)\n");
 	sb_printf(&body, "{\n%s\n}\n", fn->embedded);
 	sb_printf(&body, "#undef STAP_RETVALUE\n");

@@ -617,17 +617,17 @@ static void bind_foreach_vars(struct emitter *em, struct node *n, struct symbol 
 		struct symbol *k = n->fe_keys[i];
 
 		if (arr->keytypes[i] == TY_STRING)
-			emit_line(em, "utap_strlcpy(l->%s, utap_map_key_str(%s, %s, %d), "
+			emit_line(em, "utap_strlcpy(l->l_%s, utap_map_key_str(%s, %s, %d), "
 				  "MAXSTRINGLEN);", k->name, m, e, i);
 		else
-			emit_line(em, "l->%s = utap_map_key_long(%s, %s, %d);", k->name, m, e, i);
+			emit_line(em, "l->l_%s = utap_map_key_long(%s, %s, %d);", k->name, m, e, i);
 	}
 	if (n->fe_value) {
 		if (arr->type == TY_STRING)
-			emit_line(em, "utap_strlcpy(l->%s, utap_map_value(%s, %s), MAXSTRINGLEN);",
+			emit_line(em, "utap_strlcpy(l->l_%s, utap_map_value(%s, %s), MAXSTRINGLEN);",
 				  n->fe_value->name, m, e);
 		else
-			emit_line(em, "l->%s = *(int64_t *)utap_map_value(%s, %s);",
+			emit_line(em, "l->l_%s = *(int64_t *)utap_map_value(%s, %s);",
 				  n->fe_value->name, m, e);
 	}
 }

@@ -302,8 +302,11 @@ struct cg_cost *cg_parse(const char *text, const char *obj, size_t *n, uint64_t 
 		memcpy(line, p, len);
 		line[len] = 0;
 		p += len + (eol != NULL);
-		if (!strncmp(line, "ob=", 3)) {
-			const char *name = line + 3;
+		/* a compressed name "(N) path" is defined where it is first used,
+		 * which may be a call's cob= line before any ob= names it */
+		if (!strncmp(line, "ob=", 3) || !strncmp(line, "cob=", 4)) {
+			bool is_cob = line[0] == 'c';
+			const char *name = line + (is_cob ? 4 : 3);
 			long id = -1;
 
 			if (name[0] == '(') {
@@ -319,7 +322,8 @@ struct cg_cost *cg_parse(const char *text, const char *obj, size_t *n, uint64_t 
 				}
 				name = names[id] ? names[id] : "";
 			}
-			in_obj = !strcmp(name, obj);
+			if (!is_cob)
+				in_obj = !strcmp(name, obj);
 		} else if (!strncmp(line, "calls=", 6)) {
 			skip_cost = true;	/* the next cost line is inclusive */
 		} else if ((line[0] >= '0' && line[0] <= '9') || line[0] == '+' || line[0] == '-' ||
@@ -356,7 +360,8 @@ struct cg_cost *cg_parse(const char *text, const char *obj, size_t *n, uint64_t 
 		}
 		/* headers, fl= fi= fe= fn= cob= cfi= cfn= jump= jcnd= totals: need nothing */
 	}
-	qsort(c, nc, sizeof(*c), by_addr);
+	if (nc)
+		qsort(c, nc, sizeof(*c), by_addr);
 	{
 		size_t k = 0;
 
