@@ -308,7 +308,19 @@ static void infer_foreach(struct node *n)
 
 static struct function *cur_fn;
 
+static enum type infer_node(struct node *n, enum type want);
+
+/* Infers n's type and records it on the node, where pass 3 reads it (?: picks its temporary by it). */
 static enum type infer(struct node *n, enum type want)
+{
+	enum type t = infer_node(n, want);
+
+	if (n && t != TY_UNKNOWN)
+		n->type = t;
+	return t;
+}
+
+static enum type infer_node(struct node *n, enum type want)
 {
 	enum type t;
 
