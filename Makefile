@@ -83,20 +83,22 @@ deps:
 
 FUZZ_SECONDS ?= 10
 ONLY ?=
+VMWORK ?=
 
 # Everything: unit tests under sanitizers, short fuzz runs, guest tests in one boot.
 check: deps
 	@$(MAKE) --no-print-directory all $(UNIT_BINS) $(FUZZ_BINS) testsuite-progs
 	@$(B)/testrunner --utap $(B)/utap --unit "$(UNIT_BINS)" --fuzz "$(FUZZ_BINS)" \
 		--fuzz-seconds $(FUZZ_SECONDS) --vm-dir testsuite/vm $(if $(ONLY),--only '$(ONLY)') \
-		--scripts "$(CHECK_SCRIPTS)"
+		--scripts "$(CHECK_SCRIPTS)" $(if $(VMWORK),--work '$(VMWORK)')
 
 # Test scripts that print their own ok/FAIL lines (the --vm machinery's own checks)
 CHECK_SCRIPTS := testsuite/vm-infra/run.sh
 
 # Only the guest tests (ONLY=glob selects some), or only the user-space ones.
 check-vm: all testsuite-progs
-	@$(B)/testrunner --utap $(B)/utap --vm-dir testsuite/vm $(if $(ONLY),--only '$(ONLY)')
+	@$(B)/testrunner --utap $(B)/utap --vm-dir testsuite/vm $(if $(ONLY),--only '$(ONLY)') \
+		$(if $(VMWORK),--work '$(VMWORK)')
 
 check-unit: all $(UNIT_BINS) $(FUZZ_BINS)
 	@$(B)/testrunner --utap $(B)/utap --unit "$(UNIT_BINS)" --fuzz "$(FUZZ_BINS)" \

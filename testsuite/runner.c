@@ -28,7 +28,7 @@
 static int passed, failed;
 static const char *utap = "build/utap";
 static const char *srcdir;	/* absolute repository root */
-static const char *workdir;	/* absolute build/vmtests */
+static const char *workdir;	/* absolute; build/vmtests unless --work DIR */
 static int verbose;
 
 /* ---- small helpers ---- */
@@ -768,6 +768,7 @@ static void run_vm_tests(const char *vmdir, const char *only, int jobs)
 int main(int argc, char **argv)
 {
 	const char *unit = NULL, *fuzz = NULL, *vmdir = NULL, *only = NULL, *scripts = NULL;
+	const char *work = NULL;	/* two runs at once in one tree need two of these */
 	int fuzz_seconds = 10;
 	char cwd[4096];
 
@@ -786,18 +787,22 @@ int main(int argc, char **argv)
 			only = argv[++i];
 		else if (!strcmp(argv[i], "--scripts") && i + 1 < argc)
 			scripts = argv[++i];
+		else if (!strcmp(argv[i], "--work") && i + 1 < argc)
+			work = argv[++i];
 		else if (!strcmp(argv[i], "-v"))
 			verbose = 1;
 		else {
 			fprintf(stderr, "usage: testrunner --utap PATH [--unit BINS] [--fuzz BINS] "
-				"[--fuzz-seconds N] [--vm-dir DIR] [--only GLOB] [--scripts \"S...\"] [-v]\n");
+				"[--fuzz-seconds N] [--vm-dir DIR] [--only GLOB] [--scripts \"S...\"] "
+				"[--work DIR] [-v]\n");
 			return 2;
 		}
 	}
 	if (!getcwd(cwd, sizeof(cwd)))
 		return 2;
 	srcdir = xstrdup(cwd);
-	workdir = xasprintf("%s/build/vmtests", srcdir);
+	workdir = !work ? xasprintf("%s/build/vmtests", srcdir) :
+		  work[0] == '/' ? xstrdup(work) : xasprintf("%s/%s", srcdir, work);
 	/* every module the tests build must compile without a warning */
 	setenv("UTAP_WERROR", "1", 0);
 	if (unit) {
