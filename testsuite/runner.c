@@ -487,6 +487,12 @@ static void build_test(struct test *t, bool record)
 	int pass = t->last_pass < 5 ? t->last_pass : 4;
 	int rc;
 
+	/* a fresh directory: checks that glob must not see an earlier run's files */
+	cmd = xasprintf("rm -rf '%s'", t->dir);
+	run_capture(cmd, &out, true);
+	free(cmd);
+	free(out);
+	out = NULL;
 	mkdir(t->dir, 0755);
 	spit(xasprintf("%s/script.stp", t->dir), script);
 	/* --vm: build for the guest's kernel */
