@@ -423,9 +423,29 @@ int lcov_write(struct tout *t, FILE *f)
 		c.comp_dir = NULL;
 	}
 	tsort(c.files, c.nfiles, sizeof(*c.files), by_path);
-	for (size_t i = 0; i < c.nfiles; i++)
-		if (c.files[i].nlines)
+	{
+		size_t unplaced = 0;
+		const char *example = NULL;
+
+		/*
+		 * A source path still relative has no comp_dir to anchor it (a
+		 * distro library's separate debuginfo): no consumer can find the
+		 * file, and genhtml stops at it, so it is left out, with a note.
+		 */
+		for (size_t i = 0; i < c.nfiles; i++) {
+			if (!c.files[i].nlines)
+				continue;
+			if (c.files[i].path[0] != '/') {
+				unplaced++;
+				example = example ? example : c.files[i].path;
+				continue;
+			}
 			put_file(f, &c.files[i]);
+		}
+		if (unplaced)
+			fprintf(stderr, "utap: lcov: left out %zu source files with no directory in "
+				"their debuginfo (e.g. %s)\n", unplaced, example);
+	}
 	for (size_t i = 0; i < c.nfiles; i++) {
 		for (size_t k = 0; k < c.files[i].nfns; k++)
 			free(c.files[i].fns[k].name);
