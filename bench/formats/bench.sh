@@ -39,8 +39,5 @@ SH
 for m in noop qtrace lackey raw16 raw1 printf; do
 	awk '{ printf "%-8s %8.2f M steps/s  %7.1f ns/step  lost %d\n", $1, $2 / $4 * 1e3, $4 / $2, $6 }' "$W/$m.out"
 done
-if "$SRC/$B/utap" -p2 -e 'probe process("/bin/true").insn { }' > /dev/null 2>&1; then
-	echo "(insn probes exist: compare with an empty .insn handler here; see docs/formats.md)"
-else
-	echo "(the empty insn-probe handler baseline needs the stepping engine: not built yet)"
-fi
+echo "(the fast paths on real stepping, next to an empty .insn handler and a ptrace"
+echo " loop in the same guest: make bench-itrace)"
