@@ -59,11 +59,7 @@
 #ifndef UTAP_INSN_C_INCLUDED
 #define UTAP_INSN_C_INCLUDED
 #include "arch/x86_64/insn.c"
-/* the decoder's own P_ALL, not the waitid() constant of <linux/wait.h> */
-#pragma push_macro("P_ALL")
-#undef P_ALL
 #include "arch/x86_64/insn_tables.c"
-#pragma pop_macro("P_ALL")
 #endif
 #include "itrace/tracker.c"
 #include "itrace/itrace.h"

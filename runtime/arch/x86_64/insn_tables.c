@@ -126,56 +126,56 @@ const u8 x86_3dnow_valid[256] = {
  * W/L combination. Maps 0F38 and 0F3A are 66-only apart from the entries
  * listed.
  */
-#define P_NP	1	/* no prefix */
-#define P_66	2
-#define P_F3	4
-#define P_F2	8
-#define P_ALL	(P_NP | P_66 | P_F3 | P_F2)
-#define P_PS	(P_NP | P_66)	/* ps/pd forms */
+#define PFX_NP	1	/* no prefix */
+#define PFX_66	2
+#define PFX_F3	4
+#define PFX_F2	8
+#define PFX_ALL	(PFX_NP | PFX_66 | PFX_F3 | PFX_F2)
+#define PFX_PS	(PFX_NP | PFX_66)	/* ps/pd forms */
 
 static const u8 vex_0f[256] = {
-	[0x10 ... 0x12] = P_ALL, [0x13] = P_PS, [0x14 ... 0x15] = P_PS,
-	[0x16] = P_PS | P_F3, [0x17] = P_PS,
-	[0x28 ... 0x29] = P_PS, [0x2A] = P_F3 | P_F2, [0x2B] = P_PS,
-	[0x2C ... 0x2D] = P_F3 | P_F2, [0x2E ... 0x2F] = P_PS,
-	[0x41 ... 0x42] = P_PS, [0x44 ... 0x47] = P_PS, [0x4A ... 0x4B] = P_PS,
-	[0x50] = P_PS, [0x51] = P_ALL, [0x52 ... 0x53] = P_NP | P_F3,
-	[0x54 ... 0x57] = P_PS, [0x58 ... 0x5A] = P_ALL, [0x5B] = P_PS | P_F3,
-	[0x5C ... 0x5F] = P_ALL,
-	[0x60 ... 0x6E] = P_66, [0x6F] = P_66 | P_F3,
-	[0x70] = P_66 | P_F3 | P_F2, [0x71 ... 0x76] = P_66, [0x77] = P_NP,
-	[0x7C ... 0x7D] = P_66 | P_F2, [0x7E ... 0x7F] = P_66 | P_F3,
-	[0x90 ... 0x91] = P_PS, [0x92 ... 0x93] = P_PS | P_F2,
-	[0x98 ... 0x99] = P_PS,
-	[0xAE] = P_NP, [0xC2] = P_ALL, [0xC4 ... 0xC5] = P_66, [0xC6] = P_PS,
-	[0xD0] = P_66 | P_F2, [0xD1 ... 0xE5] = P_66,
-	[0xE6] = P_66 | P_F3 | P_F2, [0xE7 ... 0xEF] = P_66,
-	[0xF0] = P_F2, [0xF1 ... 0xFE] = P_66,
+	[0x10 ... 0x12] = PFX_ALL, [0x13] = PFX_PS, [0x14 ... 0x15] = PFX_PS,
+	[0x16] = PFX_PS | PFX_F3, [0x17] = PFX_PS,
+	[0x28 ... 0x29] = PFX_PS, [0x2A] = PFX_F3 | PFX_F2, [0x2B] = PFX_PS,
+	[0x2C ... 0x2D] = PFX_F3 | PFX_F2, [0x2E ... 0x2F] = PFX_PS,
+	[0x41 ... 0x42] = PFX_PS, [0x44 ... 0x47] = PFX_PS, [0x4A ... 0x4B] = PFX_PS,
+	[0x50] = PFX_PS, [0x51] = PFX_ALL, [0x52 ... 0x53] = PFX_NP | PFX_F3,
+	[0x54 ... 0x57] = PFX_PS, [0x58 ... 0x5A] = PFX_ALL, [0x5B] = PFX_PS | PFX_F3,
+	[0x5C ... 0x5F] = PFX_ALL,
+	[0x60 ... 0x6E] = PFX_66, [0x6F] = PFX_66 | PFX_F3,
+	[0x70] = PFX_66 | PFX_F3 | PFX_F2, [0x71 ... 0x76] = PFX_66, [0x77] = PFX_NP,
+	[0x7C ... 0x7D] = PFX_66 | PFX_F2, [0x7E ... 0x7F] = PFX_66 | PFX_F3,
+	[0x90 ... 0x91] = PFX_PS, [0x92 ... 0x93] = PFX_PS | PFX_F2,
+	[0x98 ... 0x99] = PFX_PS,
+	[0xAE] = PFX_NP, [0xC2] = PFX_ALL, [0xC4 ... 0xC5] = PFX_66, [0xC6] = PFX_PS,
+	[0xD0] = PFX_66 | PFX_F2, [0xD1 ... 0xE5] = PFX_66,
+	[0xE6] = PFX_66 | PFX_F3 | PFX_F2, [0xE7 ... 0xEF] = PFX_66,
+	[0xF0] = PFX_F2, [0xF1 ... 0xFE] = PFX_66,
 };
 
 static const u8 vex_0f38[256] = {
-	[0x00 ... 0x0F] = P_66, [0x13] = P_66, [0x16 ... 0x1A] = P_66,
-	[0x1C ... 0x1E] = P_66, [0x20 ... 0x25] = P_66, [0x28 ... 0x41] = P_66,
-	[0x45 ... 0x47] = P_66,
-	[0x49] = P_ALL, [0x4B] = P_66 | P_F3 | P_F2,	/* AMX */
-	[0x50 ... 0x53] = P_ALL, [0x58 ... 0x5A] = P_66,
-	[0x5C] = P_F3 | P_F2, [0x5E] = P_ALL,
-	[0x72] = P_F3, [0x78 ... 0x79] = P_66, [0x8C] = P_66, [0x8E] = P_66,
-	[0x90 ... 0x93] = P_66, [0x96 ... 0x9F] = P_66, [0xA6 ... 0xAF] = P_66,
-	[0xB0] = P_ALL, [0xB1] = P_66 | P_F3, [0xB4 ... 0xBF] = P_66,
-	[0xCF] = P_66, [0xDB ... 0xDF] = P_66, [0xE0 ... 0xEF] = P_66,
-	[0xF2 ... 0xF3] = P_NP,				/* andn, blsr.. */
-	[0xF5] = P_NP | P_F3 | P_F2, [0xF6] = P_F2, [0xF7] = P_ALL,
+	[0x00 ... 0x0F] = PFX_66, [0x13] = PFX_66, [0x16 ... 0x1A] = PFX_66,
+	[0x1C ... 0x1E] = PFX_66, [0x20 ... 0x25] = PFX_66, [0x28 ... 0x41] = PFX_66,
+	[0x45 ... 0x47] = PFX_66,
+	[0x49] = PFX_ALL, [0x4B] = PFX_66 | PFX_F3 | PFX_F2,	/* AMX */
+	[0x50 ... 0x53] = PFX_ALL, [0x58 ... 0x5A] = PFX_66,
+	[0x5C] = PFX_F3 | PFX_F2, [0x5E] = PFX_ALL,
+	[0x72] = PFX_F3, [0x78 ... 0x79] = PFX_66, [0x8C] = PFX_66, [0x8E] = PFX_66,
+	[0x90 ... 0x93] = PFX_66, [0x96 ... 0x9F] = PFX_66, [0xA6 ... 0xAF] = PFX_66,
+	[0xB0] = PFX_ALL, [0xB1] = PFX_66 | PFX_F3, [0xB4 ... 0xBF] = PFX_66,
+	[0xCF] = PFX_66, [0xDB ... 0xDF] = PFX_66, [0xE0 ... 0xEF] = PFX_66,
+	[0xF2 ... 0xF3] = PFX_NP,				/* andn, blsr.. */
+	[0xF5] = PFX_NP | PFX_F3 | PFX_F2, [0xF6] = PFX_F2, [0xF7] = PFX_ALL,
 };
 
 static const u8 vex_0f3a[256] = {
-	[0x00 ... 0x02] = P_66, [0x04 ... 0x06] = P_66, [0x08 ... 0x0F] = P_66,
-	[0x14 ... 0x19] = P_66, [0x1D] = P_66, [0x20 ... 0x22] = P_66,
-	[0x30 ... 0x33] = P_66, [0x38 ... 0x39] = P_66, [0x40 ... 0x42] = P_66,
-	[0x44] = P_66, [0x46] = P_66, [0x48 ... 0x4C] = P_66,
-	[0x5C ... 0x5F] = P_66, [0x60 ... 0x63] = P_66, [0x68 ... 0x6F] = P_66,
-	[0x78 ... 0x7F] = P_66, [0xCE ... 0xCF] = P_66, [0xDF] = P_66,
-	[0xF0] = P_F2,					/* rorx */
+	[0x00 ... 0x02] = PFX_66, [0x04 ... 0x06] = PFX_66, [0x08 ... 0x0F] = PFX_66,
+	[0x14 ... 0x19] = PFX_66, [0x1D] = PFX_66, [0x20 ... 0x22] = PFX_66,
+	[0x30 ... 0x33] = PFX_66, [0x38 ... 0x39] = PFX_66, [0x40 ... 0x42] = PFX_66,
+	[0x44] = PFX_66, [0x46] = PFX_66, [0x48 ... 0x4C] = PFX_66,
+	[0x5C ... 0x5F] = PFX_66, [0x60 ... 0x63] = PFX_66, [0x68 ... 0x6F] = PFX_66,
+	[0x78 ... 0x7F] = PFX_66, [0xCE ... 0xCF] = PFX_66, [0xDF] = PFX_66,
+	[0xF0] = PFX_F2,					/* rorx */
 };
 
 /* AMD XOP maps 8, 9, 10 (AMD APM vol. 6) */
@@ -197,7 +197,7 @@ static const u8 xop_ops[3][256] = {
 
 static unsigned int pp_bit(u8 pp)
 {
-	return pp == 0x66 ? P_66 : pp == 0xF3 ? P_F3 : pp == 0xF2 ? P_F2 : P_NP;
+	return pp == 0x66 ? PFX_66 : pp == 0xF3 ? PFX_F3 : pp == 0xF2 ? PFX_F2 : PFX_NP;
 }
 
 bool x86_vex_valid(u8 map, u8 op, u8 pp)
@@ -396,10 +396,10 @@ static unsigned int special_tuple(const struct x86_insn_info *in)
 
 /* EVEX 0F38 is 66 apart from these F3 (vpmov*, ...) and F2 forms */
 static const u8 evex_0f38_more[256] = {
-	[0x10 ... 0x15] = P_F3, [0x20 ... 0x2A] = P_F3,
-	[0x30 ... 0x35] = P_F3, [0x38 ... 0x3A] = P_F3,
-	[0x52] = P_F3 | P_F2, [0x53] = P_F2, [0x68] = P_F2,
-	[0x72] = P_F3 | P_F2, [0x9A ... 0x9B] = P_F2, [0xAA ... 0xAB] = P_F2,
+	[0x10 ... 0x15] = PFX_F3, [0x20 ... 0x2A] = PFX_F3,
+	[0x30 ... 0x35] = PFX_F3, [0x38 ... 0x3A] = PFX_F3,
+	[0x52] = PFX_F3 | PFX_F2, [0x53] = PFX_F2, [0x68] = PFX_F2,
+	[0x72] = PFX_F3 | PFX_F2, [0x9A ... 0x9B] = PFX_F2, [0xAA ... 0xAB] = PFX_F2,
 };
 
 /* AVX512-FP16 maps 5 and 6: defined opcodes (any prefix) */
@@ -436,18 +436,18 @@ bool x86_evex_valid(u8 map, u8 op, u8 pp)
 	if (map == X86_MAP_0F3A)
 		return true;
 	if (map == X86_MAP_0F38)
-		return (P_66 | evex_0f38_more[op]) & ppb;
+		return (PFX_66 | evex_0f38_more[op]) & ppb;
 	ok = vex_0f[op];
 	switch (op) {
 	case 0x6F:			/* vmovdqu8/16 */
 	case 0x7F:
-		ok |= P_F2;
+		ok |= PFX_F2;
 		break;
 	case 0x78 ... 0x79:		/* vcvt(t)ps2udq .. sd2usi */
-		ok = P_ALL;
+		ok = PFX_ALL;
 		break;
 	case 0x7A ... 0x7B:		/* vcvt(t)ps2qq, vcvtudq2pd, usi2ss .. */
-		ok = P_66 | P_F3 | P_F2;
+		ok = PFX_66 | PFX_F3 | PFX_F2;
 		break;
 	}
 	return ok & ppb;
