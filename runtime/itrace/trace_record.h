@@ -79,7 +79,8 @@ struct utap_trace_lost {
 	u16 kind;		/* UTAP_TRACE_LOST */
 	u16 size;
 	u32 tid;
-	u64 count;		/* instructions executed but not recorded (queued requests, full buffer) */
+	u64 count;		/* instructions executed but not recorded (full buffer); 0 when
+			 * the number cannot be known (a request that took effect late) */
 };
 
 #endif
