@@ -8,6 +8,7 @@
 #include "utap.h"
 #include "probes/provider.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 static void dump_stmt(struct strbuf *sb, const struct node *n, int indent);
@@ -265,25 +266,35 @@ static void dump_stmt(struct strbuf *sb, const struct node *n, int indent)
 	}
 }
 
-static void dump_function_head(struct strbuf *sb, const struct function *fn)
+/* Pass 1 shows types as written; pass 2 every inferred one, "unknown" for none. */
+static void dump_typed(struct strbuf *sb, const char *name, enum type t, bool inferred)
 {
-	sb_printf(sb, "function %s", fn->name);
-	if (fn->ret != TY_UNKNOWN)
-		sb_printf(sb, ":%s", type_name(fn->ret));
-	sb_putc(sb, '(');
+	sb_puts(sb, name);
+	if (t == TY_STATS)
+		sb_puts(sb, ":stats");
+	else if (t != TY_UNKNOWN || inferred)
+		sb_printf(sb, ":%s", type_name(t));
+}
+
+static void dump_function_head(struct strbuf *sb, const struct function *fn, bool inferred)
+{
 	int i = 0;
 
+	if (!inferred)
+		sb_puts(sb, "function ");
+	dump_typed(sb, fn->name, fn->ret, inferred);
+	sb_puts(sb, inferred ? " (" : "(");
 	for (const struct symbol *p = fn->params; p && i < fn->nparams; p = p->next, i++) {
-		sb_printf(sb, "%s%s", i ? ", " : "", p->name);
-		if (p->type != TY_UNKNOWN)
-			sb_printf(sb, ":%s", type_name(p->type));
+		sb_puts(sb, i ? ", " : "");
+		dump_typed(sb, p->name, p->type, inferred);
 	}
-	sb_puts(sb, ") ");
+	sb_putc(sb, ')');
 }
 
 static void dump_function(struct strbuf *sb, const struct function *fn)
 {
-	dump_function_head(sb, fn);
+	dump_function_head(sb, fn, false);
+	sb_putc(sb, ' ');
 	if (fn->embedded)
 		sb_puts(sb, "%{ /* embedded code */ %}");
 	else
@@ -295,8 +306,13 @@ void dump_file(FILE *out, const struct file *f)
 {
 	struct strbuf sb = { 0 };
 
+	sb_printf(&sb, "# parse tree dump\n# file %s\n", f->src->name);
 	for (const struct global *g = f->globals; g; g = g->next) {
 		sb_printf(&sb, "global %s", g->sym->name);
+		if (g->size)
+			sb_printf(&sb, "[%ld]", g->size);
+		if (g->wrap)
+			sb_putc(&sb, '%');
 		if (g->init) {
 			sb_puts(&sb, " = ");
 			dump_expr(&sb, g->init);
@@ -327,11 +343,46 @@ void dump_file(FILE *out, const struct file *f)
 	sb_free(&sb);
 }
 
-static void dump_symbols(struct strbuf *sb, const struct symbol *l, const char *what)
+static void dump_locals(struct strbuf *sb, const struct symbol *l)
 {
-	for (; l; l = l->next)
-		if (l->kind == SYM_LOCAL)
-			sb_printf(sb, "%s %s:%s\n", what, l->name, type_name(l->type));
+	bool any = false;
+
+	for (; l; l = l->next) {
+		if (l->kind != SYM_LOCAL)
+			continue;
+		sb_puts(sb, any ? "  " : "  # locals\n  ");
+		dump_typed(sb, l->name, l->type, true);
+		sb_putc(sb, '\n');
+		any = true;
+	}
+}
+
+static int by_function_name(const void *a, const void *b)
+{
+	return strcmp((*(const struct function *const *)a)->name,
+		      (*(const struct function *const *)b)->name);
+}
+
+/* By name, as stap lists them: the order of use says nothing to a reader. */
+static void dump_used_functions(struct strbuf *sb, struct function *list)
+{
+	size_t n = 0, i = 0;
+
+	for (const struct function *fn = list; fn; fn = fn->next_used)
+		n++;
+	if (!n)
+		return;
+	const struct function **v = arena_alloc(n * sizeof(*v));
+
+	for (const struct function *fn = list; fn; fn = fn->next_used)
+		v[i++] = fn;
+	qsort(v, n, sizeof(*v), by_function_name);
+	sb_puts(sb, "# functions\n");
+	for (i = 0; i < n; i++) {
+		dump_function_head(sb, v[i], true);
+		sb_putc(sb, '\n');
+		dump_locals(sb, v[i]->locals);
+	}
 }
 
 void dump_session(FILE *out, const struct session *s)
@@ -339,9 +390,14 @@ void dump_session(FILE *out, const struct session *s)
 	struct strbuf sb = { 0 };
 
 	if (s->globals)
-		sb_puts(&sb, "# global\n");
+		sb_puts(&sb, "# globals\n");
 	for (const struct global *g = s->globals; g; g = g->next_used) {
-		sb_printf(&sb, "%s:%s", g->sym->name, type_name(g->sym->type));
+		sb_puts(&sb, g->sym->name);
+		if (g->size)
+			sb_printf(&sb, "[%ld]", g->size);
+		if (g->wrap)
+			sb_putc(&sb, '%');
+		dump_typed(&sb, "", g->sym->type, true);
 		if (g->sym->arity > 0) {
 			sb_putc(&sb, ' ');
 			sb_putc(&sb, '[');
@@ -351,19 +407,13 @@ void dump_session(FILE *out, const struct session *s)
 		}
 		sb_putc(&sb, '\n');
 	}
-	if (s->functions)
-		sb_puts(&sb, "# functions\n");
-	for (const struct function *fn = s->functions; fn; fn = fn->next_used) {
-		dump_function_head(&sb, fn);
-		sb_putc(&sb, '\n');
-		dump_symbols(&sb, fn->locals, "  # local");
-	}
+	dump_used_functions(&sb, s->functions);
 	sb_puts(&sb, "# probes\n");
 	for (const struct derived_probe *d = s->derived; d; d = d->next) {
 		sb_printf(&sb, "%s /* <- ", d->pp);
 		dump_probe_point(&sb, d->point);
 		sb_puts(&sb, " */\n");
-		dump_symbols(&sb, d->locals, "  # local");
+		dump_locals(&sb, d->locals);
 	}
 	fputs(sb.buf ? sb.buf : "", out);
 	sb_free(&sb);
