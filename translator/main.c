@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -487,8 +488,37 @@ static int pass5(struct session *s)
 	return rc;
 }
 
+static const char *slow_build_note;
+
+static void say_slow_build(int sig)
+{
+	(void)sig;
+	if (write(2, slow_build_note, strlen(slow_build_note)) < 0)
+		return;
+}
+
+/*
+ * kbuild takes seconds; a person at a terminal who asked for no -v output
+ * is told once, after the first second, that it is compiling and not stuck.
+ */
+static void note_slow_build(struct session *s, bool start)
+{
+	if (s->verbose || !isatty(2))
+		return;
+	if (start) {
+		slow_build_note = arena_printf("utap: compiling the module for %s...\n", s->krel);
+		signal(SIGALRM, say_slow_build);
+		alarm(1);
+	} else {
+		alarm(0);
+		signal(SIGALRM, SIG_DFL);
+	}
+}
+
 static int run_passes(struct session *s)
 {
+	int rc;
+
 	if (pass1(s) || s->last_pass == 1)
 		return diag_errors ? 1 : 0;
 	if (pass2(s) || s->last_pass == 2)
@@ -514,7 +544,10 @@ static int run_passes(struct session *s)
 	if (kernel_check(s))
 		return 1;
 	pass_begin();
-	if (compile_module(s))
+	note_slow_build(s, true);
+	rc = compile_module(s);
+	note_slow_build(s, false);
+	if (rc)
 		return 1;
 	pass_end(s, arena_printf("Pass 4: compiled C into \"%s.ko\"", s->modname));
 	if (s->last_pass == 4)
