@@ -26,8 +26,17 @@ struct pp {
 	struct macro *macros;
 	char *kconfig;		/* the target kernel's .config text */
 	bool kconfig_loaded;
-	int depth;
+	size_t expanded;	/* tokens produced by macro expansion so far */
+	bool runaway;		/* a macro hit a limit: expand no more (one error) */
 };
+
+/*
+ * An expansion is rescanned, so a macro that names itself expands again:
+ * each token counts the expansions behind it, and the whole script gets a
+ * token budget, so "@define F %( @F @F %)" ends with an error, not all memory.
+ */
+#define PP_MAX_EXPANSION_DEPTH	64
+#define PP_MAX_EXPANDED_TOKENS	1000000
 
 static struct token *copy_token(const struct token *t)
 {
@@ -35,6 +44,15 @@ static struct token *copy_token(const struct token *t)
 
 	*c = *t;
 	c->next = NULL;
+	return c;
+}
+
+static struct token *expanded_copy(const struct token *t, int depth)
+{
+	struct token *c = copy_token(t);
+
+	if (c->expansion < depth)
+		c->expansion = (unsigned short)depth;
 	return c;
 }
 
@@ -396,13 +414,32 @@ static struct macro *find_macro(struct pp *pp, const struct token *tok)
 	return NULL;
 }
 
+/* The actual argument a parameter reference B of M stands for, or NULL. */
+static struct token *macro_actual(const struct macro *m, const struct token *b,
+				  struct token **actuals)
+{
+	for (int i = 0; i < m->nparams; i++)
+		if (b->kind == TK_AT && strlen(m->params[i]) == b->len - 1 &&
+		    !memcmp(m->params[i], b->text + 1, b->len - 1))
+			return actuals[i];
+	return NULL;
+}
+
+/* Appends a copy of T after *CUR; false once the script's token budget is spent. */
+static bool append_expanded(struct pp *pp, struct token **cur, const struct token *t,
+			    int depth)
+{
+	*cur = (*cur)->next = expanded_copy(t, depth);
+	return ++pp->expanded <= PP_MAX_EXPANDED_TOKENS;
+}
+
 static struct token *expand_macro(struct pp *pp, struct macro *m, struct token *tok,
 				  struct token **rest)
 {
 	struct token *actuals[32] = { 0 };
 	struct token head = { 0 }, *cur = &head;
 	struct loc at = tok->loc;
-	int n = 0;
+	int depth = tok->expansion, n = 0;
 
 	tok = tok->next;
 	if (m->nparams) {
@@ -441,27 +478,30 @@ static struct token *expand_macro(struct pp *pp, struct macro *m, struct token *
 		tok = tok->next;
 	}
 	*rest = tok;
-	if (++pp->depth > 64) {
+	if (pp->runaway)
+		return NULL;
+	if (depth >= PP_MAX_EXPANSION_DEPTH) {
 		error_at(at, "macro '%s' expands recursively too deep", m->name);
-		pp->depth--;
+		pp->runaway = true;
 		return NULL;
 	}
 	for (struct token *b = m->body; b->kind != TK_EOF; b = b->next) {
-		int i;
+		struct token *arg = macro_actual(m, b, actuals);
+		bool ok = true;
 
-		for (i = 0; i < m->nparams; i++)
-			if (b->kind == TK_AT && strlen(m->params[i]) == b->len - 1 &&
-			    !memcmp(m->params[i], b->text + 1, b->len - 1))
-				break;
-		if (i < m->nparams) {
-			for (struct token *a = actuals[i]; a->kind != TK_EOF; a = a->next)
-				cur = cur->next = copy_token(a);
-		} else {
-			cur = cur->next = copy_token(b);
+		if (arg)
+			for (; ok && arg->kind != TK_EOF; arg = arg->next)
+				ok = append_expanded(pp, &cur, arg, depth + 1);
+		else
+			ok = append_expanded(pp, &cur, b, depth + 1);
+		if (!ok) {
+			error_at(at, "macro '%s' expands to more than %d tokens", m->name,
+				 PP_MAX_EXPANDED_TOKENS);
+			pp->runaway = true;
+			return NULL;
 		}
 	}
 	cur->next = eof_after(tok);
-	pp->depth--;
 	return head.next;
 }
 

@@ -87,6 +87,7 @@ struct token {
 	struct loc loc;
 	bool space_before;	/* whitespace or comment before this token */
 	bool line_start;
+	unsigned short expansion;	/* macro expansions that produced it (0: written) */
 };
 
 struct token *tokenize(const struct source *src);
