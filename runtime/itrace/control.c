@@ -312,7 +312,7 @@ static void utap_it_stop_all(void)
 static void utap_it_report(void)
 {
 	s64 lost = atomic64_read(&utap_it_lost), gaps = atomic64_read(&utap_it_gaps);
-	s64 noslot = atomic64_read(&utap_it_noslot);
+	s64 noslot = atomic64_read(&utap_it_noslot), compat = atomic64_read(&utap_it_compat);
 
 	if (lost)
 		utap_warn("itrace: %lld traced instructions were lost: their records did not fit "
@@ -324,6 +324,9 @@ static void utap_it_report(void)
 	if (noslot)
 		utap_warn("itrace: %lld threads could not be traced: more than %d at once "
 			  "(-D MAXITRACETHREADS=N)", (long long)noslot, MAXITRACETHREADS);
+	if (compat)
+		utap_warn("itrace: %lld requests to trace a 32-bit thread were ignored: "
+			  "instruction tracing is for x86-64 tasks only", (long long)compat);
 }
 
 /* Session stop: no thread steps, no trap or task_work of ours is left. */

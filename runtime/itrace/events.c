@@ -77,6 +77,10 @@ static bool utap_it_begin(struct utap_itask *st, struct pt_regs *regs)
 	size_t n;
 
 	clear_bit(IT_WANT_ON, &st->bits);
+	if (test_thread_flag(TIF_ADDR32)) {	/* exec'ed a 32-bit program */
+		atomic64_inc(&utap_it_compat);
+		return false;
+	}
 	if (!st->proc)
 		st->proc = utap_it_proc_get(current->tgid);
 	if (!st->proc) {

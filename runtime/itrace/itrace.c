@@ -150,6 +150,7 @@ static bool utap_it_ever_queued;
 static atomic64_t utap_it_lost = ATOMIC64_INIT(0);	/* step records dropped */
 static atomic64_t utap_it_gaps = ATOMIC64_INIT(0);	/* requests that took effect late */
 static atomic64_t utap_it_noslot = ATOMIC64_INIT(0);	/* threads not traced: pool full */
+static atomic64_t utap_it_compat = ATOMIC64_INIT(0);	/* 32-bit threads not traced */
 static atomic64_t utap_it_steps = ATOMIC64_INIT(0);
 static DEFINE_PER_CPU(struct utap_itrace_event, utap_it_event);
 
@@ -252,6 +253,11 @@ static struct utap_itask *utap_it_get(struct task_struct *t, bool create)
 	rcu_read_unlock();
 	if (st || !create || in_nmi())
 		return st;
+	/* the decoder and the trace formats are x86-64 only */
+	if (test_tsk_thread_flag(t, TIF_ADDR32)) {
+		atomic64_inc(&utap_it_compat);
+		return NULL;
+	}
 	raw_spin_lock_irqsave(&utap_it_lock, flags);
 	st = utap_it_find(t);
 	if (st) {
