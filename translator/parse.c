@@ -28,7 +28,16 @@ struct parser {
 	struct file *file;
 	const struct source *src;
 	bool quiet;	/* an error was reported in this statement: no cascade */
+	int depth;	/* nested expressions and statements being parsed */
+	bool too_deep;	/* nesting hit PARSE_MAX_DEPTH: the rest of the file is skipped */
 };
+
+/*
+ * The parser recurses for each parenthesis (twice), prefix operator and
+ * statement; a limit keeps hostile input off the end of the C stack (500
+ * parentheses take about 2 MB under ASan). Real scripts nest a few levels.
+ */
+#define PARSE_MAX_DEPTH 1000
 
 /* One error per statement or declaration: later ones are usually echoes of the first. */
 __attribute__((format(printf, 3, 4)))
@@ -37,7 +46,7 @@ static void perr(struct parser *p, struct loc loc, const char *fmt, ...)
 	char msg[512];
 	va_list ap;
 
-	if (p->quiet)
+	if (p->quiet || p->too_deep)
 		return;
 	p->quiet = true;
 	va_start(ap, fmt);
@@ -87,6 +96,28 @@ static bool accept(struct parser *p, const char *s)
  * On a syntax error we report once and skip to a likely statement or
  * declaration boundary, so one typo does not produce a cascade.
  */
+/* Past the nesting limit: one error, and the parse jumps to the end of the file. */
+static void skip_too_deep(struct parser *p)
+{
+	if (!p->too_deep)
+		error_at(p->tok->loc, "the script nests too deeply here (parentheses, operators "
+			 "or blocks)");
+	p->too_deep = true;
+	while (p->tok->kind != TK_EOF)
+		p->tok = p->tok->next;
+}
+
+/* One level deeper, or false past the limit. */
+static bool nest_enter(struct parser *p)
+{
+	if (p->depth < PARSE_MAX_DEPTH && !p->too_deep) {
+		p->depth++;
+		return true;
+	}
+	skip_too_deep(p);
+	return false;
+}
+
 static void sync_after_error(struct parser *p)
 {
 	int depth = 0;
@@ -126,14 +157,30 @@ static struct node *new_node(enum node_kind kind, struct token *t)
 	return n;
 }
 
-static struct node *new_binary(enum node_kind kind, struct token *op, struct node *l,
-			       struct node *r)
+static struct node *new_binary(struct parser *p, enum node_kind kind, struct token *op,
+			       struct node *l, struct node *r)
 {
 	struct node *n = new_node(kind, op);
 
 	n->op = arena_strndup(op->text, op->len);
 	n->lhs = l;
 	n->rhs = r;
+	n->chain = 1 + (l && r && l->chain < r->chain ? r->chain : l ? l->chain : 0);
+	/* a long chain of operators is parsed by a loop, but later passes recurse */
+	if (n->chain > PARSE_MAX_DEPTH)
+		skip_too_deep(p);
+	return n;
+}
+
+/* FN one nesting level deeper; past the limit a placeholder number. */
+static struct node *parse_nested(struct parser *p, struct node *(*fn)(struct parser *))
+{
+	struct node *n;
+
+	if (!nest_enter(p))
+		return new_node(N_NUM, peek(p));
+	n = fn(p);
+	p->depth--;
 	return n;
 }
 
@@ -447,7 +494,14 @@ static struct node *parse_postfix(struct parser *p)
 	return n;
 }
 
+static struct node *parse_unary_inner(struct parser *p);
+
 static struct node *parse_unary(struct parser *p)
+{
+	return parse_nested(p, parse_unary_inner);
+}
+
+static struct node *parse_unary_inner(struct parser *p)
 {
 	struct token *t = peek(p);
 
@@ -488,7 +542,7 @@ static struct node *parse_multiplicative(struct parser *p)
 	while (at(p, "*") || at(p, "/") || at(p, "%")) {
 		struct token *op = advance(p);
 
-		n = new_binary(N_BINARY, op, n, parse_unary(p));
+		n = new_binary(p, N_BINARY, op, n, parse_unary(p));
 	}
 	return n;
 }
@@ -500,7 +554,7 @@ static struct node *parse_additive(struct parser *p)
 	while (at(p, "+") || at(p, "-")) {
 		struct token *op = advance(p);
 
-		n = new_binary(N_BINARY, op, n, parse_multiplicative(p));
+		n = new_binary(p, N_BINARY, op, n, parse_multiplicative(p));
 	}
 	return n;
 }
@@ -512,7 +566,7 @@ static struct node *parse_concat(struct parser *p)
 	while (at(p, ".")) {
 		struct token *op = advance(p);
 
-		n = new_binary(N_CONCAT, op, n, parse_additive(p));
+		n = new_binary(p, N_CONCAT, op, n, parse_additive(p));
 	}
 	return n;
 }
@@ -524,7 +578,7 @@ static struct node *parse_shift(struct parser *p)
 	while (at(p, "<<") || at(p, ">>")) {
 		struct token *op = advance(p);
 
-		n = new_binary(N_BINARY, op, n, parse_concat(p));
+		n = new_binary(p, N_BINARY, op, n, parse_concat(p));
 	}
 	return n;
 }
@@ -539,10 +593,10 @@ static struct node *parse_comparison(struct parser *p)
 		if (at(p, "<") || at(p, ">") || at(p, "<=") || at(p, ">=") || at(p, "==") ||
 		    at(p, "!=")) {
 			advance(p);
-			n = new_binary(N_COMPARE, op, n, parse_shift(p));
+			n = new_binary(p, N_COMPARE, op, n, parse_shift(p));
 		} else if (at(p, "=~") || at(p, "!~")) {
 			advance(p);
-			n = new_binary(N_REGEX, op, n, parse_shift(p));
+			n = new_binary(p, N_REGEX, op, n, parse_shift(p));
 			if (n->rhs->kind != N_STR)
 				perr(p, n->rhs->loc, "the right side of '%s' must be a string literal "
 					 "(a regular expression)", n->op);
@@ -612,7 +666,7 @@ static struct node *parse_array_in(struct parser *p)
 		struct node *n = next(p);					\
 		while (at(p, op1)) {						\
 			struct token *op = advance(p);				\
-			n = new_binary(kind, op, n, next(p));			\
+			n = new_binary(p, kind, op, n, next(p));			\
 		}								\
 		return n;							\
 	}
@@ -650,13 +704,20 @@ static bool at_assign_op(struct parser *p)
 	return false;
 }
 
+static struct node *parse_assignment(struct parser *p);
+
 static struct node *parse_expr(struct parser *p)
+{
+	return parse_nested(p, parse_assignment);
+}
+
+static struct node *parse_assignment(struct parser *p)
 {
 	struct node *lhs = parse_ternary(p);
 
 	if (at_assign_op(p)) {
 		struct token *op = advance(p);
-		struct node *n = new_binary(tok_is(op, "<<<") ? N_AGG_ADD : N_ASSIGN, op, lhs,
+		struct node *n = new_binary(p, tok_is(op, "<<<") ? N_AGG_ADD : N_ASSIGN, op, lhs,
 					    NULL);
 
 		if (!is_lvalue(lhs))
@@ -839,7 +900,10 @@ static struct node *parse_stmt(struct parser *p)
 	bool quiet_before = p->quiet;
 	struct node *n;
 
+	if (!nest_enter(p))
+		return new_node(N_NULL, start);
 	n = parse_stmt_inner(p);
+	p->depth--;
 	/* every statement consumes a token, even a broken one */
 	if (peek(p) == start)
 		advance(p);

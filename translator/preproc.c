@@ -27,8 +27,12 @@ struct pp {
 	char *kconfig;		/* the target kernel's .config text */
 	bool kconfig_loaded;
 	size_t expanded;	/* tokens produced by macro expansion so far */
-	bool runaway;		/* a macro hit a limit: expand no more (one error) */
+	bool runaway;		/* a limit was hit: expand no more macros (one error) */
+	int cond_depth;		/* '(' and '!' nesting in the condition being read */
 };
+
+/* Condition atoms recurse per '(' and '!': a bound keeps the C stack safe. */
+#define PP_MAX_COND_DEPTH	256
 
 /*
  * An expansion is rescanned, so a macro that names itself expands again:
@@ -143,7 +147,26 @@ static bool compare_strings(const char *have, const char *op, const char *want, 
 	return compare_result(version ? version_cmp(have, want) : strcmp(have, want), op);
 }
 
+static bool cond_atom_inner(struct pp *pp, struct token **rest, struct token *tok);
+
 static bool cond_atom(struct pp *pp, struct token **rest, struct token *tok)
+{
+	bool v;
+
+	if (pp->cond_depth >= PP_MAX_COND_DEPTH) {
+		if (!pp->runaway)
+			error_at(tok->loc, "preprocessor condition nests too deeply");
+		pp->runaway = true;
+		*rest = tok;
+		return false;
+	}
+	pp->cond_depth++;
+	v = cond_atom_inner(pp, rest, tok);
+	pp->cond_depth--;
+	return v;
+}
+
+static bool cond_atom_inner(struct pp *pp, struct token **rest, struct token *tok)
 {
 	const char *have = NULL, *op;
 	struct token *rhs;
@@ -154,7 +177,7 @@ static bool cond_atom(struct pp *pp, struct token **rest, struct token *tok)
 	if (tok_is(tok, "(")) {
 		bool v = cond_or(pp, &tok, tok->next);
 
-		if (!tok_is(tok, ")"))
+		if (!tok_is(tok, ")") && !pp->runaway)
 			error_at(tok->loc, "expected ')' in preprocessor condition, found %s",
 				 tok_describe(tok));
 		else

@@ -171,6 +171,7 @@ struct node {
 	const char *op;		/* operator spelling */
 	const char *near;	/* "operator '/'" etc. for run-time error messages */
 	enum type type;
+	int chain;		/* binary operators nested in lhs/rhs (parse.c's limit) */
 	struct node *next;	/* next statement, argument or key */
 
 	struct node *lhs, *rhs;
