@@ -177,11 +177,11 @@ static bool cond_atom_inner(struct pp *pp, struct token **rest, struct token *to
 	if (tok_is(tok, "(")) {
 		bool v = cond_or(pp, &tok, tok->next);
 
-		if (!tok_is(tok, ")") && !pp->runaway)
+		if (tok_is(tok, ")"))
+			tok = tok->next;
+		else if (!pp->runaway)
 			error_at(tok->loc, "expected ')' in preprocessor condition, found %s",
 				 tok_describe(tok));
-		else
-			tok = tok->next;
 		*rest = tok;
 		return v;
 	}
