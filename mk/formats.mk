@@ -14,7 +14,7 @@ FMT_RUN_SRCS  := translator/formats/tout.c translator/formats/drcov.c \
 FMT_READ_SRCS := translator/formats/qtrace_read.c translator/formats/drcov_read.c
 FMT_INSN_SRCS := runtime/arch/x86_64/insn.c runtime/arch/x86_64/insn_tables.c
 FMT_SYM_SRCS  := translator/elf/debuginfo.c translator/elf/symtab.c translator/elf/symline.c \
-	translator/elf/symbuild.c runtime/unwind/sym.c
+	translator/elf/symbuild.c translator/elf/plt.c runtime/unwind/sym.c $(FMT_INSN_SRCS)
 FMT_LIBS      := -ldw -lelf -llzma -lz
 FMT_HDRS      := $(wildcard runtime/formats/*.h translator/formats/*.h runtime/itrace/*.h) \
 	testsuite/vm/formats/fmtrun.h
@@ -22,7 +22,8 @@ FMT_HDRS      := $(wildcard runtime/formats/*.h translator/formats/*.h runtime/i
 # sink.c is listed in translator.mk; a source listed twice links once ($^)
 UTAP_SRCS += $(FMT_RT_SRCS) $(FMT_RUN_SRCS) $(FMT_INSN_SRCS)
 
-FMT_ALL_SRCS := $(FMT_RT_SRCS) $(FMT_RUN_SRCS) $(FMT_READ_SRCS) $(FMT_INSN_SRCS) $(FMT_SYM_SRCS)
+# sorted: each source once (the decoder is in two of these lists)
+FMT_ALL_SRCS := $(sort $(FMT_RT_SRCS) $(FMT_RUN_SRCS) $(FMT_READ_SRCS) $(FMT_INSN_SRCS) $(FMT_SYM_SRCS))
 
 # --- unit tests ---------------------------------------------------------------
 

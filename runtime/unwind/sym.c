@@ -308,8 +308,8 @@ bool utap_symtab_lookup(const struct utap_symtab *t, u64 rel, struct utap_sym_hi
 	if (!t || !t->hdr || t->nsyms == 0 || !rel_key(t->base, rel, &key))
 		return false;
 	i = last_at_or_below(t->addr, t->nsyms, 1, key);
-	if (i < 0)
-		return false;
+	if (i < 0 || !t->str[t->name[i]])
+		return false;	/* before the first symbol, or in a gap */
 	hit->index = (u32)i;
 	hit->name = t->str + t->name[i];
 	hit->offset = rel - (t->base + t->addr[i]);

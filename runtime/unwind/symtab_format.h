@@ -18,7 +18,8 @@
  * Symbol table: parallel arrays addr[] (strictly ascending) and name[]
  * (string-table offsets). One name per address: the builder already chose
  * among aliases. A symbol's printed size is the distance to the next entry
- * (0 for the last one), as SystemTap prints it.
+ * (0 for the last one), as SystemTap prints it. An empty name marks a gap:
+ * addresses from it up to the next entry have no symbol.
  *
  * Line table: rows sorted by strictly ascending address; row i covers
  * [addr(i), addr(i+1)) and the last row is always a gap. A row's file

@@ -167,6 +167,13 @@ static bool kept(const struct ref_sym *s, const bool *alloc, uint64_t lo, uint64
 	return s->addr >= lo && s->addr < hi;
 }
 
+static void expect_push(struct ref_expect *e, uint64_t addr, const char *name)
+{
+	if ((e->n & (e->n - 1)) == 0)	/* at powers of two: double */
+		e->v = realloc(e->v, (e->n ? 2 * e->n : 1) * sizeof(*e->v));
+	e->v[e->n++] = (struct utap_sym_in){ addr, name };
+}
+
 static void add_range(struct ref_expect *e, const struct ref_table *t, size_t from, size_t to,
 		      const bool *alloc, uint64_t lo, uint64_t hi)
 {
@@ -175,9 +182,7 @@ static void add_range(struct ref_expect *e, const struct ref_table *t, size_t fr
 	for (i = from; i < to && i < t->n; i++) {
 		if (!kept(&t->v[i], alloc, lo, hi))
 			continue;
-		if ((e->n & (e->n - 1)) == 0)	/* at powers of two: double */
-			e->v = realloc(e->v, (e->n ? 2 * e->n : 1) * sizeof(*e->v));
-		e->v[e->n++] = (struct utap_sym_in){ t->v[i].addr, t->v[i].name };
+		expect_push(e, t->v[i].addr, t->v[i].name);
 	}
 }
 
@@ -199,16 +204,101 @@ static void sort_keep_last(struct ref_expect *e)
 	e->n = kept_n;
 }
 
+/* The first IFUNC at VALUE in the given tables, in order, or NULL. */
+static const char *ref_ifunc(const struct ref_table *const *tabs, size_t n, uint64_t value)
+{
+	for (size_t k = 0; k < n; k++)
+		for (size_t i = 0; tabs[k] && i < tabs[k]->n; i++)
+			if (tabs[k]->v[i].addr == value && !strcmp(tabs[k]->v[i].type, "IFUNC"))
+				return tabs[k]->v[i].name;
+	return NULL;
+}
+
+/* A copy of S that E owns. */
+static char *keep_name(struct ref_expect *e, const char *s)
+{
+	e->owned = realloc(e->owned, (e->nowned + 1) * sizeof(*e->owned));
+	return e->owned[e->nowned++] = strdup(s);
+}
+
+/*
+ * PLT stubs as objdump labels them ("printf@plt"; "*ABS*+0xADDR@plt" for an
+ * IRELATIVE slot, named after the IFUNC at ADDR in TABS), each PLT section's
+ * bounds from readelf as gaps (""), all inside [LO, HI).
+ */
+static void add_plt(struct ref_expect *e, const char *file, const struct ref_table *const *tabs,
+		    size_t ntabs, uint64_t lo, uint64_t hi)
+{
+	char *text = run_cmd("readelf -SW '%s' 2>/dev/null", file), *line, *save = NULL;
+	char *dis = run_cmd("objdump -d -j .plt -j .plt.sec -j .plt.got '%s' 2>/dev/null", file);
+
+	for (line = text ? strtok_r(text, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char name[64], type[32];
+		uint64_t addr, off, size;
+		char *rb = strchr(line, ']');
+
+		if (!rb || sscanf(rb + 1, "%63s %31s %" SCNx64 " %" SCNx64 " %" SCNx64, name, type,
+				  &addr, &off, &size) != 5)
+			continue;
+		if (strcmp(name, ".plt") && strcmp(name, ".plt.sec") && strcmp(name, ".plt.got"))
+			continue;
+		if (addr >= lo && addr < hi)
+			expect_push(e, addr, "");
+		if (addr + size >= lo && addr + size < hi)
+			expect_push(e, addr + size, "");
+	}
+	save = NULL;
+	for (line = dis ? strtok_r(dis, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char label[1024], named[1100];
+		const char *name = label;
+		uint64_t addr, value;
+		size_t len;
+
+		if (sscanf(line, "%" SCNx64 " <%1023[^>]>:", &addr, label) != 2)
+			continue;
+		len = strlen(label);
+		if (len < 5 || strcmp(label + len - 4, "@plt") || label[0] == '.')
+			continue;
+		if (sscanf(label, "*ABS*+0x%" SCNx64 "@plt", &value) == 1) {
+			const char *f = ref_ifunc(tabs, ntabs, value);
+
+			if (!f)
+				continue;
+			snprintf(named, sizeof(named), "%s@plt", f);
+			name = named;
+		}
+		if (addr >= lo && addr < hi)
+			expect_push(e, addr, keep_name(e, name));
+	}
+	free(text);
+	free(dis);
+}
+
 bool ref_expect_build(const char *file, const struct ref_table *main_tab, const char *main_file,
 		      const struct ref_table *aux_tab, const char *aux_file, struct ref_expect *e)
 {
 	static bool main_alloc[MAX_SECTIONS], aux_alloc[MAX_SECTIONS];
+	struct ref_table file_dyn, file_sym;
 	uint64_t lo = 0, hi = 0;
 	size_t aux_fg;
 
 	memset(e, 0, sizeof(*e));
 	if (!load_range(file, &lo, &hi) || !alloc_sections(main_file, main_alloc, MAX_SECTIONS))
 		return false;
+	/* the builder looks for IFUNCs in the file's .dynsym and .symtab, then debuginfo */
+	if (!ref_table_read(file, ".dynsym", &file_dyn))
+		memset(&file_dyn, 0, sizeof(file_dyn));
+	if (!ref_table_read(file, ".symtab", &file_sym))
+		memset(&file_sym, 0, sizeof(file_sym));
+	{
+		const struct ref_table *tabs[] = { &file_dyn, &file_sym, main_tab, aux_tab };
+
+		add_plt(e, file, tabs, 4, lo, hi);
+	}
+	ref_table_free(&file_dyn);
+	ref_table_free(&file_sym);
 	if (!aux_tab) {
 		add_range(e, main_tab, 0, main_tab->n, main_alloc, lo, hi);
 	} else {
@@ -226,6 +316,9 @@ bool ref_expect_build(const char *file, const struct ref_table *main_tab, const 
 
 void ref_expect_free(struct ref_expect *e)
 {
+	for (size_t i = 0; i < e->nowned; i++)
+		free(e->owned[i]);
+	free(e->owned);
 	free(e->v);
 	memset(e, 0, sizeof(*e));
 }

@@ -39,6 +39,8 @@ void ref_table_free(struct ref_table *t);
 struct ref_expect {
 	struct utap_sym_in *v;
 	size_t n;
+	char **owned;		/* names made here (PLT stubs), freed with it */
+	size_t nowned;
 };
 
 /*

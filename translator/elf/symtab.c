@@ -6,6 +6,7 @@
  */
 #include "elf/symtab.h"
 #include "elf/symbuild.h"
+#include "elf/plt.h"
 
 #include <errno.h>
 #include <gelf.h>
@@ -310,6 +311,33 @@ static int collect_dynsym_and_mini(struct sym_collect *c, const struct symsrc *d
 	return err;
 }
 
+static int collect_loaded(struct sym_collect *c, uint64_t addr, const char *name)
+{
+	if (!c->range.any || addr < c->range.lo || addr >= c->range.hi)
+		return 0;
+	return collect_push(c, addr, name);
+}
+
+/*
+ * PLT stubs, which no symbol table covers, as "sym@plt" (perf and gdb name
+ * them so), and a gap ("") at each PLT section's start and end, so PLT0,
+ * unnamed stubs and what follows are not charged to the symbol before the
+ * PLT. Pushed before the ELF symbols: a real symbol at the same address wins.
+ */
+static int collect_plt(struct sym_collect *c, const struct elf_plt *plt)
+{
+	int err = 0;
+
+	for (size_t i = 0; !err && i < plt->nsections; i++) {
+		err = collect_loaded(c, plt->sections[i].start, "");
+		if (!err)
+			err = collect_loaded(c, plt->sections[i].end, "");
+	}
+	for (size_t i = 0; !err && i < plt->nstubs; i++)
+		err = collect_loaded(c, plt->stubs[i].start, plt->stubs[i].name);
+	return err;
+}
+
 static int collect_symbols(struct sym_collect *c, const struct utap_debuginfo *di)
 {
 	struct symsrc main_tab, dyn, mini;
@@ -375,6 +403,7 @@ int utap_symtab_build(const struct utap_debuginfo *di, unsigned flags, struct ut
 	struct utap_symtab_seg segs[UTAP_SYMTAB_MAX_SEGS];
 	struct sym_collect c = { .flags = flags };
 	struct utap_symtab_info info = { 0 };
+	struct elf_plt plt = { 0 };
 	int err;
 
 	out->data = NULL;
@@ -387,10 +416,15 @@ int utap_symtab_build(const struct utap_debuginfo *di, unsigned flags, struct ut
 		return err;
 	info.segs = segs;
 	info.build_id = &di->build_id;
-	err = collect_symbols(&c, di);
+	err = elf_plt_read(di->file.elf, di->separate.elf, &plt);
+	if (!err)
+		err = collect_plt(&c, &plt);
+	if (!err)
+		err = collect_symbols(&c, di);
 	if (!err)
 		err = utap_symtab_pack(c.v, c.n, &info, out);
 	free(c.v);
+	elf_plt_free(&plt);
 	return err;
 }
 

@@ -20,6 +20,11 @@
  *     (0 after the last one), which is what SystemTap prints (observed
  *     "__libc_start_call_main+0x7a/0xb0" where st_size is 0xac).
  *   - Names are stored as they are; the formatter drops a leading '.'.
+ *   - PLT stubs, which no symbol table covers, are named "sym@plt" (as perf
+ *     and gdb name them), and each PLT section's start and end get a gap
+ *     entry (an empty name: no symbol up to the next entry). SystemTap
+ *     prints the symbol before the PLT there ("_init+0x36", "__abi_tag+...").
+ *     A real symbol at the same address wins.
  *
  * Lines: the .debug_line of the separate debuginfo (else of the file), read
  * with libdw, turned into address-sorted rows. File names are composed the

@@ -12,6 +12,7 @@
 #include "formats/tout.h"
 #include "formats/stream.h"
 #include "elf/debuginfo.h"
+#include "elf/plt.h"
 #include "elf/symtab.h"
 #include "unwind/sym.h"
 
@@ -26,12 +27,6 @@ struct ktab {
 int64_t ktab_get(struct ktab *h, const uint64_t k[4], bool insert, uint32_t next_val);
 void ktab_free(struct ktab *h);
 uint64_t tout_str_hash(const char *s);
-
-/* A PLT stub: [start, end) file-relative, "name@plt". */
-struct tplt {
-	uint64_t start, end;
-	char *name;
-};
 
 /* One mapped file of one process. */
 struct tmod {
@@ -52,8 +47,7 @@ struct tmod {
 	bool has_syms, has_lines;
 	uint64_t entry;		/* run-time entry point, 0 if unknown */
 	uint64_t img_lo, img_hi; /* whole image extent (run-time), from the ELF file */
-	struct tplt *plts;	/* sorted by start */
-	size_t nplts, capplts;
+	struct elf_plt plt;	/* its PLT stubs, file-relative */
 };
 
 /* An executable mapping: [start, end) of module mod in process pid. */
