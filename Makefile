@@ -115,6 +115,7 @@ bench: all
 demo: deps
 	@$(MAKE) --no-print-directory all testsuite-progs
 	$(B)/utap --vm --ldd examples/read-stacks.stp -c 'ls -l /usr/lib'
+	$(B)/utap --vm examples/insn-trace-call.stp /usr/lib/x86_64-linux-gnu/libc.so.6 getenv -c 'ls /'
 
 
 clean:
