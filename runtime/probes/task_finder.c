@@ -68,8 +68,14 @@ struct utap_pprobe {
 #error "UTAP_MAXPROCS must be a power of two"
 #endif
 
+/*
+ * A process that ended keeps its slot, marked ended, until the slot is
+ * needed or its pid is forked again: a thread already inside its exit when
+ * the group died still finds its targets for its thread.end.
+ */
 struct utap_pslot {
 	pid_t tgid;			/* 0: free, -1: deleted */
+	bool ended;			/* reusable, but still found by tgid */
 	u64 targets;
 };
 
@@ -93,7 +99,7 @@ static struct utap_pslot *utap_pslot_find(pid_t tgid, bool add)
 
 		if (s->tgid == tgid)
 			return s;
-		if (s->tgid <= 0 && !free)
+		if ((s->tgid <= 0 || s->ended) && !free)
 			free = s;
 		if (s->tgid == 0)
 			break;
@@ -102,12 +108,14 @@ static struct utap_pslot *utap_pslot_find(pid_t tgid, bool add)
 		return NULL;
 	free->tgid = tgid;
 	free->targets = 0;
+	free->ended = false;
 	return free;
 }
 
 /*
  * The targets TGID had begun for; then ADD joins them (a new entry if
- * needed) or, with FORGET, the process is dropped (it ended for all).
+ * needed; an ended one starts afresh) or, with FORGET, the process ends
+ * for all of them.
  */
 static u64 utap_procs_update(pid_t tgid, u64 add, bool forget)
 {
@@ -117,11 +125,15 @@ static u64 utap_procs_update(pid_t tgid, u64 add, bool forget)
 
 	spin_lock_irqsave(&utap_procs_lock, flags);
 	s = utap_pslot_find(tgid, add != 0);
+	if (s && add && s->ended) {
+		s->targets = 0;
+		s->ended = false;
+	}
 	if (s) {
 		old = s->targets;
 		s->targets |= add;
 		if (forget)
-			s->tgid = -1;
+			s->ended = true;
 	}
 	spin_unlock_irqrestore(&utap_procs_lock, flags);
 	if (!s && add && !atomic_xchg(&utap_procs_full, 1))
@@ -140,6 +152,19 @@ static u64 utap_procs_begin(pid_t tgid, u64 targets)
 static u64 utap_procs_get(pid_t tgid, bool forget)
 {
 	return utap_procs_update(tgid, 0, forget);
+}
+
+/* A new process with TGID: an ended process's slot under that pid goes. */
+static void utap_procs_new(pid_t tgid)
+{
+	struct utap_pslot *s;
+	unsigned long flags;
+
+	spin_lock_irqsave(&utap_procs_lock, flags);
+	s = utap_pslot_find(tgid, false);
+	if (s && s->ended)
+		s->tgid = -1;
+	spin_unlock_irqrestore(&utap_procs_lock, flags);
 }
 
 /* ---- matching -------------------------------------------------------------- */
@@ -328,6 +353,7 @@ static void utap_tp_fork(void *data, struct task_struct *parent, struct task_str
 		return;
 	}
 	/* a new process, running its parent's program: it begins in its own context */
+	utap_procs_new(child->tgid);
 	if (utap_matching_targets(child))
 		utap_tf_queue(child, false, false);
 }
