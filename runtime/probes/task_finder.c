@@ -154,17 +154,24 @@ static u64 utap_procs_get(pid_t tgid, bool forget)
 	return utap_procs_update(tgid, 0, forget);
 }
 
-/* A new process with TGID: an ended process's slot under that pid goes. */
-static void utap_procs_new(pid_t tgid)
+/*
+ * TGID's slot goes (only an ended one with ONLY_ENDED: a new process under
+ * a reused pid); returns the targets it had begun for.
+ */
+static u64 utap_procs_drop(pid_t tgid, bool only_ended)
 {
 	struct utap_pslot *s;
 	unsigned long flags;
+	u64 old = 0;
 
 	spin_lock_irqsave(&utap_procs_lock, flags);
 	s = utap_pslot_find(tgid, false);
-	if (s && s->ended)
+	if (s && (s->ended || !only_ended)) {
+		old = s->ended ? 0 : s->targets;
 		s->tgid = -1;
+	}
 	spin_unlock_irqrestore(&utap_procs_lock, flags);
+	return old;
 }
 
 /* ---- matching -------------------------------------------------------------- */
@@ -353,7 +360,7 @@ static void utap_tp_fork(void *data, struct task_struct *parent, struct task_str
 		return;
 	}
 	/* a new process, running its parent's program: it begins in its own context */
-	utap_procs_new(child->tgid);
+	utap_procs_drop(child->tgid, true);
 	if (utap_matching_targets(child))
 		utap_tf_queue(child, false, false);
 }
@@ -361,7 +368,8 @@ static void utap_tp_fork(void *data, struct task_struct *parent, struct task_str
 static void utap_tp_exec(void *data, struct task_struct *p, pid_t old_pid,
 			 struct linux_binprm *bprm)
 {
-	u64 old = utap_procs_get(current->tgid, true);
+	/* de_thread() has waited for every other thread: none can still be exiting */
+	u64 old = utap_procs_drop(current->tgid, false);
 
 	utap_pevent_fire(UTAP_PEV_END, old, NULL);
 	utap_task_begins(false);
