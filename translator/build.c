@@ -62,18 +62,37 @@ void kernel_select(struct session *s)
 	}
 }
 
-int kernel_check(struct session *s)
+static bool is_debian_release(const char *krel)
 {
-	if (!is_file(arena_printf("%s/Makefile", s->kbuild))) {
+	static const char *const flavours[] = { "-amd64", "-cloud-amd64", "-rt-amd64", "-686",
+						"-686-pae", "-arm64" };
+	size_t n = strlen(krel);
+
+	for (size_t i = 0; i < ARRAY_LEN(flavours); i++)
+		if (n > strlen(flavours[i]) && !strcmp(krel + n - strlen(flavours[i]), flavours[i]))
+			return true;
+	return false;
+}
+
+int kernel_check(struct session *s, const char *alternative)
+{
+	const char *krel = s->krel ? s->krel : "?";
+
+	if (is_file(arena_printf("%s/Makefile", s->kbuild))) {
+		if (!s->krel)
+			s->krel = "unknown";
+		return 0;
+	}
+	if (s->krel && !is_debian_release(s->krel) && alternative)
+		errorf("kernel build tree '%s' not found: kernel %s is not a Debian kernel, so no "
+		       "Debian package has its headers; %s", s->kbuild, krel, alternative);
+	else
 		errorf("kernel build tree '%s' not found: install the headers for kernel %s "
 		       "(Debian: apt-get install linux-headers-%s, or linux-headers-amd64 for "
-		       "the current default kernel)", s->kbuild, s->krel ? s->krel : "?",
-		       s->krel ? s->krel : "<release>");
-		return -1;
-	}
-	if (!s->krel)
-		s->krel = "unknown";
-	return 0;
+		       "the current default kernel)%s%s", s->kbuild, krel,
+		       s->krel ? s->krel : "<release>", alternative ? "; or " : "",
+		       alternative ? alternative : "");
+	return -1;
 }
 
 struct feature {

@@ -515,6 +515,21 @@ static void note_slow_build(struct session *s, bool start)
 	}
 }
 
+/* For the running kernel without headers: the way that works anyway. */
+static const char *vm_alternative(const struct session *s)
+{
+	char krel[256];
+
+	if (s->kernel)
+		return NULL;
+	if (vm_default_krel(krel, sizeof(krel)))
+		return "run the script in a throwaway virtual machine with Debian's kernel: "
+		       "install linux-image-amd64 and linux-headers-amd64 (make deps does), then "
+		       "add --vm";
+	return arena_printf("run the script in a throwaway virtual machine with the installed "
+			    "Debian kernel %s: add --vm (utap --vm SCRIPT ...)", krel);
+}
+
 static int run_passes(struct session *s)
 {
 	int rc;
@@ -541,7 +556,7 @@ static int run_passes(struct session *s)
 		fputs(c, stdout);
 		return 0;
 	}
-	if (kernel_check(s))
+	if (kernel_check(s, vm_alternative(s)))
 		return 1;
 	pass_begin();
 	note_slow_build(s, true);

@@ -459,7 +459,7 @@ int list_probe_points(struct session *s);
 /* build.c (pass 4) */
 int compile_module(struct session *s);
 void kernel_select(struct session *s);	/* -r, or the running kernel */
-int kernel_check(struct session *s);	/* its build tree exists */
+int kernel_check(struct session *s, const char *alternative); /* its build tree exists */
 
 /* run.c (pass 5) */
 int run_module(struct session *s, const char *ko_path);
