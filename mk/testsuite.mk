@@ -26,5 +26,15 @@ $(B)/progs/%: testsuite/progs/%.cc
 	@mkdir -p $(dir $@)
 	$(CXX) $(PROG_CFLAGS) -o $@ $< -ldl
 
+# Programs that cannot start, as users make them by accident: an ELF file cut
+# short by an interrupted copy, and one without its execute bit.
+BAD_PROGS := $(B)/progs/bad_truncated $(B)/progs/bad_noexec
+$(B)/progs/bad_truncated: $(B)/progs/chain
+	head -c 4096 $< > $@
+	chmod 755 $@
+$(B)/progs/bad_noexec: $(B)/progs/chain
+	cp $< $@
+	chmod 644 $@
+
 .PHONY: testsuite-progs
-testsuite-progs: $(PROGS)
+testsuite-progs: $(PROGS) $(BAD_PROGS)

@@ -1,7 +1,7 @@
 # The utap program: passes 1-5 (the VM and ELF parts have their own fragments).
 UTAP_SRCS += translator/main.c translator/arena.c translator/strbuf.c translator/diag.c \
-	translator/util.c translator/lexer.c translator/preproc.c translator/parse.c \
-	translator/format.c translator/elaborate.c translator/types.c translator/dump.c \
+	translator/util.c translator/command.c translator/lexer.c translator/preproc.c \
+	translator/parse.c translator/format.c translator/elaborate.c translator/types.c translator/dump.c \
 	translator/emit.c translator/build.c translator/run.c translator/listing.c \
 	translator/formats/sink.c translator/ustack.c translator/tables.c \
 	translator/probes/providers.c translator/probes/begin_end.c
@@ -19,3 +19,8 @@ fuzz_translate_SRCS := testsuite/fuzz/fuzz_translate.c translator/arena.c transl
 	translator/parse.c translator/format.c translator/elaborate.c translator/types.c \
 	translator/dump.c translator/probes/begin_end.c
 fuzz_translate_CFLAGS := -D_GNU_SOURCE
+
+# The -c command: splitting, the shell line, and why a program cannot start.
+UNIT_TESTS += test_command
+test_command_SRCS := testsuite/unit/test_command.c translator/command.c translator/arena.c \
+	translator/strbuf.c translator/diag.c translator/util.c

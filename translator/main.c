@@ -278,8 +278,15 @@ static void parse_options(struct session *s, int argc, char **argv)
 	s->nargs = argc - optind;
 	if (s->cmd && s->target_pid)
 		fatal("-c and -x cannot be used together");
-	if (s->vm && s->target_pid)
-		fatal("-x cannot be used with --vm: the guest has its own processes");
+	/* -p4 builds a module for `utap --run MOD -x PID` inside the guest */
+	if (s->vm && s->target_pid && s->last_pass == 5)
+		fatal("-x cannot be used with --vm: the guest has its own processes (build "
+		      "with -p4 and run the module in the guest with --run MOD.ko -x PID)");
+	if (s->cmd) {
+		s->command = arena_alloc(sizeof(*s->command));
+		if (command_parse(s->cmd, s->command))
+			exit(1);
+	}
 }
 
 static double cpu_ms(void)
@@ -583,6 +590,10 @@ int main(int argc, char **argv)
 	parse_options(s, argc, argv);
 	diag_suppress_warnings = s->suppress_warnings;
 	atexit(cleanup);
+	/* a command that cannot start stops here: nothing is built, no probe runs */
+	if (s->command && (s->run_module || (s->last_pass == 5 && !s->list_pattern)) &&
+	    command_check(s->command))
+		return 1;
 	if (s->run_module)
 		return run_module(s, s->run_module);
 	if (vm_check_only) {

@@ -37,6 +37,7 @@ struct runner {
 	int out_fd;
 	pid_t child;		/* -c command */
 	int go_pipe;		/* write end: closing it releases the command */
+	int exec_report;	/* read end: errno if the command's exec failed */
 	pid_t guardian;
 	int guardian_pipe;
 	bool child_exited;
@@ -136,42 +137,20 @@ static void stop_guardian(struct runner *r)
 	r->guardian = 0;
 }
 
-/* True if cmd needs a shell (metacharacters); else it is split on blanks and exec'd. */
-static bool needs_shell(const char *cmd)
-{
-	return strpbrk(cmd, "|&;<>()$`\\\"'*?[]#~=%{}\n") != NULL;
-}
-
-static void exec_command(const char *cmd)
-{
-	if (needs_shell(cmd)) {
-		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-	} else {
-		char *copy = strdup(cmd), *argv[256];
-		int argc = 0;
-
-		for (char *t = strtok(copy, " \t"); t && argc < 255; t = strtok(NULL, " \t"))
-			argv[argc++] = t;
-		argv[argc] = NULL;
-		if (argc)
-			execvp(argv[0], argv);
-	}
-	fprintf(stderr, "utap: cannot run '%s': %s\n", cmd, strerror(errno));
-	_exit(127);
-}
-
 /* Forks the -c command; it waits until the go pipe closes, then execs. */
 static int start_child(struct runner *r)
 {
-	int p[2];
+	int p[2], rp[2];
 
-	if (pipe2(p, O_CLOEXEC))
+	/* rp: the child reports an exec failure's errno; a successful exec closes it */
+	if (pipe2(p, O_CLOEXEC) || pipe2(rp, O_CLOEXEC))
 		return -1;
 	r->child = fork();
 	if (r->child < 0)
 		return -1;
 	if (r->child == 0) {
 		char c;
+		int rep[2];	/* errno, failed redirection */
 		sigset_t none;
 
 		sigemptyset(&none);
@@ -182,11 +161,34 @@ static int start_child(struct runner *r)
 			;
 		if (c != 'g')
 			_exit(126);	/* the session failed to start */
-		exec_command(r->s->cmd);
+		rep[0] = command_exec(r->s->command, &rep[1]);
+		if (write(rp[1], rep, sizeof(rep)) < 0)
+			(void)0;
+		_exit(127);
 	}
 	close(p[0]);
+	close(rp[1]);
 	r->go_pipe = p[1];
+	r->exec_report = rp[0];
 	return 0;
+}
+
+/* True (and said) if the released command's exec failed. */
+static bool exec_failed(struct runner *r)
+{
+	int rep[2] = { 0, -1 };
+	const struct command *c = r->s->command;
+
+	if (r->exec_report < 0 || !r->child_exited)
+		return false;
+	if (read(r->exec_report, rep, sizeof(rep)) != (ssize_t)sizeof(rep) || !rep[0])
+		return false;
+	if (rep[1] >= 0 && rep[1] < c->nredirs)
+		errorf("cannot run the -c command '%s': its redirection %s%s: %s", r->s->cmd,
+		       c->redirs[rep[1]].op, c->redirs[rep[1]].file, strerror(rep[0]));
+	else
+		errorf("cannot run the -c command '%s': %s", r->s->cmd, strerror(rep[0]));
+	return true;
 }
 
 static void release_child(struct runner *r, bool go)
@@ -532,7 +534,7 @@ int run_module(struct session *s, const char *ko_path)
 {
 	struct runner r = {
 		.s = s, .data_fd = -1, .ctl_fd = -1, .sig_fd = -1, .go_pipe = -1,
-		.guardian_pipe = -1, .tables_fd = -1,
+		.guardian_pipe = -1, .tables_fd = -1, .exec_report = -1,
 	};
 	struct ctl_status st = { 0 };
 	sigset_t oldmask;
@@ -549,11 +551,11 @@ int run_module(struct session *s, const char *ko_path)
 	if (!r.buf || setup_signals(&r, &oldmask) || open_output(&r))
 		return 1;
 	r.guardian = start_guardian(r.modname, &r.guardian_pipe);
-	if (s->cmd && start_child(&r)) {
+	if (s->command && start_child(&r)) {
 		errorf("cannot start '%s': %s", s->cmd, strerror(errno));
 		goto out;
 	}
-	if (s->cmd)
+	if (s->command)
 		s->target_pid = r.child;
 	if (trace_sink_open(s))
 		goto out;
@@ -577,6 +579,8 @@ int run_module(struct session *s, const char *ko_path)
 	stop_relay(&r);
 	read_status(&r, &st);
 	rc = st.exit_status || st.errors ? 1 : 0;
+	if (exec_failed(&r))
+		rc = 1;
 	if (trace_sink_close(s))
 		rc = 1;
 	report(&r, &st);
@@ -593,6 +597,8 @@ unload:
 out:
 	release_child(&r, false);
 	end_child(&r);
+	if (r.exec_report >= 0)
+		close(r.exec_report);
 	stop_guardian(&r);
 	if (r.out_fd > 2)
 		close(r.out_fd);

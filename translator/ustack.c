@@ -79,24 +79,6 @@ static bool add_module(const char *path, bool explicit_d)
 }
 
 /* The executable a -c command starts: its first word, looked up in PATH. */
-static const char *command_program(const char *cmd)
-{
-	char *word = arena_strndup(cmd, strcspn(cmd, " \t"));
-	const char *path = getenv("PATH");
-
-	if (strchr(word, '/'))
-		return word;
-	for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
-		size_t n = strcspn(p, ":");
-		char *cand = arena_printf("%.*s/%s", (int)n, p, word);
-
-		if (access(cand, X_OK) == 0)
-			return cand;
-		p += n + (p[n] == ':');
-	}
-	return NULL;
-}
-
 /* The binaries process("...") probes name: their canonical pp carries the path. */
 static void add_probed_binaries(struct session *s)
 {
@@ -256,13 +238,13 @@ int emit_ustack_tables(struct emitter *em)
 	for (int i = 0; i < s->ndmodules; i++)
 		if (strcmp(s->dmodules[i], "kernel"))
 			add_module(s->dmodules[i], true);
-	if (s->cmd) {
-		const char *prog = command_program(s->cmd);
+	if (s->command) {
+		const char *prog = command_path(s->command);
 
 		if (prog)
 			add_module(prog, false);
 	}
-	if (s->target_pid)
+	if (s->target_pid && !s->vm)	/* with --vm the PID is the guest's */
 		add_module(arena_printf("/proc/%ld/exe", s->target_pid), false);
 	add_probed_binaries(s);
 	for (int i = 0, n = numods; i < n; i++)

@@ -376,6 +376,7 @@ struct session {
 	const char *kernel;	/* -r KREL or build dir */
 	const char *output;	/* -o FILE */
 	const char *cmd;	/* -c */
+	struct command *command;	/* -c, split */
 	long target_pid;	/* -x */
 	long buffer_mb;		/* -s */
 	const char **defines;	/* -D NAME=VALUE */
@@ -463,6 +464,32 @@ int kernel_check(struct session *s, const char *alternative); /* its build tree 
 
 /* run.c (pass 5) */
 int run_module(struct session *s, const char *ko_path);
+
+/* command.c: the -c command */
+struct cmd_redir {
+	int fd;			/* redirected descriptor */
+	char op[3];		/* <, >, >>, >|, <>, >&, <& */
+	const char *file;	/* expanded target (a number or - for >& and <&) */
+};
+
+struct command {
+	const char *text;	/* as given, trailing separators cut */
+	char **argv;		/* one simple command: exec'd directly, */
+	char **env;		/* with these NAME=VALUE set */
+	struct cmd_redir *redirs;	/* and these done first, in order */
+	int nredirs;
+	const char *shell;	/* else the line for /bin/sh -c */
+	bool pipe;		/* the line uses a pipe on fds 7 and 8 */
+	bool after_list;	/* other commands run before the program */
+	bool target_is_shell;	/* a form not rewritten: target() is the shell */
+	const char *program;	/* what target() becomes, as named; NULL if unknown */
+};
+
+int command_parse(const char *text, struct command *c);
+const char *command_path(const struct command *c);	/* PATH lookup, or NULL */
+int command_check(const struct command *c);		/* the program can start */
+/* In the child: execs the command; on failure returns errno, *failed_redir its redirection */
+int command_exec(const struct command *c, int *failed_redir);
 
 /* util.c */
 char *read_file(const char *path, size_t *len);

@@ -116,8 +116,6 @@ static int read_pid(struct session *s, const struct probe_point *pp, int64_t pid
 /* Bare `process` in a family that needs a binary: the -c command's executable. */
 static int read_target(struct session *s, const struct probe_point *pp, struct process_spec *out)
 {
-	char word[4096];
-
 	if (!s->cmd && !s->target_pid) {
 		error_at(pp->loc, "'process' without a path or PID needs a target process "
 			 "(-c CMD or -x PID)");
@@ -130,11 +128,13 @@ static int read_target(struct session *s, const struct probe_point *pp, struct p
 		out->pid = 0;
 		return rc;
 	}
-	if (sscanf(s->cmd, " %4095s", word) != 1) {
-		error_at(pp->loc, "cannot tell the executable of -c '%s'", s->cmd);
+	if (!s->command->program || s->command->target_is_shell) {
+		error_at(pp->loc, "cannot tell the program of -c '%s' (utap runs it as a shell "
+			 "command): name it with process(\"PATH\")", s->cmd);
 		return -1;
 	}
-	return read_path(pp, word, out);
+	return read_path(pp, command_path(s->command) ? command_path(s->command) :
+			 s->command->program, out);
 }
 
 int process_spec_read(struct session *s, const struct probe_point *pp, bool need_binary,
