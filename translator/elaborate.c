@@ -973,7 +973,7 @@ static void derive_probe(struct session *s, struct probe *probe)
 }
 
 /* Tapset files whose symbols are used contribute their own (non-alias) probes too. */
-static struct file *used_tapsets[1024];
+static struct file **used_tapsets;	/* as many as there are tapset files */
 static int nused_tapsets;
 
 static void mark_file_used(struct session *s, const struct source *src)
@@ -985,7 +985,7 @@ static void mark_file_used(struct session *s, const struct source *src)
 		if (used_tapsets[i]->src == src)
 			return;
 	for (struct file *f = s->tapset_files; f; f = f->next)
-		if (f->src == src && nused_tapsets < (int)ARRAY_LEN(used_tapsets))
+		if (f->src == src)
 			used_tapsets[nused_tapsets++] = f;
 }
 
@@ -1086,6 +1086,13 @@ int elaborate(struct session *s)
 	alias_depth = 0;
 	nhandlers = 0;
 	nused_tapsets = 0;
+	{
+		int nfiles = 0;
+
+		for (struct file *f = s->tapset_files; f; f = f->next)
+			nfiles++;
+		used_tapsets = arena_alloc(sizeof(*used_tapsets) * (size_t)(nfiles + 1));
+	}
 	check_duplicate_globals(s);
 	/* the script's own globals are part of it even when unused */
 	for (struct global *g = s->user_file->globals; g; g = g->next)

@@ -462,6 +462,15 @@ static const char *emit_format(struct emitter *em, const struct fmt_spec *spec)
 	return name;
 }
 
+static int count_args(const struct node *a)
+{
+	int n = 0;
+
+	for (; a; a = a->next)
+		n++;
+	return n;
+}
+
 static struct val emit_print(struct emitter *em, struct node *n)
 {
 	int flags = n->print_flags;
@@ -497,14 +506,14 @@ static struct val emit_print(struct emitter *em, struct node *n)
 	/* print/println/printd: each value as %d or %s, a delimiter between */
 	{
 		struct val delim = { 0 };
-		struct val vals[64];
+		struct val *vals = arena_alloc(sizeof(*vals) * (size_t)(count_args(args) + 1));
 		int nv = 0;
 
 		if (flags & PF_DELIM) {
 			delim = emit_expr(em, args);
 			args = args->next;
 		}
-		for (struct node *a = args; a && nv < 64; a = a->next) {
+		for (struct node *a = args; a; a = a->next) {
 			/* histograms print straight away, in argument order */
 			if (a->kind == N_HIST && !to_string) {
 				vals[nv++] = (struct val){ .type = TY_UNKNOWN, .c = NULL, .str_temp =
@@ -561,13 +570,13 @@ static const char *frame_member(const struct function *fn)
 static struct val emit_call(struct emitter *em, struct node *n)
 {
 	struct function *fn = n->fn;
-	struct val vals[64];
+	struct val *vals = arena_alloc(sizeof(*vals) * (size_t)(count_args(n->args) + 1));
 	int i = 0;
 	struct symbol *p;
 	const char *f = arena_printf("f%d", em->nlabels++);
 	struct val res = long_val("0");
 
-	for (struct node *a = n->args; a && i < 64; a = a->next)
+	for (struct node *a = n->args; a; a = a->next)
 		vals[i++] = emit_expr(em, a);
 	emit_line(em, "if (unlikely(c->nesting >= MAXNESTING))");
 	em->indent++;
@@ -1053,13 +1062,14 @@ static void emit_probe_table(struct emitter *em)
 
 static void emit_providers(struct emitter *em)
 {
-	struct derived_probe *list[4096];
+	/* one list for every provider in turn, as long as all the probes */
+	struct derived_probe **list = arena_alloc(sizeof(*list) * (size_t)(em->s->nderived + 1));
 
 	for (int i = 0; providers[i]; i++) {
 		int n = 0;
 
 		for (struct derived_probe *d = em->s->derived; d; d = d->next)
-			if (d->prov == providers[i] && n < (int)ARRAY_LEN(list))
+			if (d->prov == providers[i])
 				list[n++] = d;
 		if (n)
 			providers[i]->emit(em, list, n);
