@@ -3,7 +3,7 @@
 #   make            build utap and the guest init (build/)
 #   make deps       install every Debian package the build, the demo and the tests need
 #   make demo       run a real script in a throwaway QEMU guest
-#   make check      unit tests (sanitizers) + guest tests; prints "N passed, M failed"
+#   make check      unit tests (sanitizers) + guest tests; prints "N passed, M failed, K skipped"
 #   make bench      measurements, printed as ratios against the alternative
 #   make install    PREFIX=/usr/local DESTDIR=
 #
@@ -30,6 +30,9 @@ UTAP_SRCS   :=
 UNIT_TESTS  :=
 FUZZERS     :=
 ALL_EXTRA   :=
+
+# `make` alone builds everything (the fragments define targets of their own first)
+.DEFAULT_GOAL := all
 
 include $(sort $(wildcard mk/*.mk))
 
@@ -70,7 +73,8 @@ DEB_PKGS := build-essential gcc g++ make bc libelf-dev libdw-dev liblzma-dev zli
 	linux-image-amd64 linux-headers-amd64 linux-headers-cloud-amd64 linux-headers-rt-amd64 \
 	qemu-system-x86 util-linux kmod libc6-dbg \
 	clang libclang-rt-14-dev llvm libcapstone-dev qemu-user valgrind lcov gdb strace \
-	groff-base man-db libxml2-utils nodejs
+	groff-base man-db libxml2-utils nodejs \
+	python3.11 libpython3.11
 
 deps:
 	@missing=$$(for p in $(DEB_PKGS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
@@ -93,7 +97,7 @@ check: deps
 		--scripts "$(CHECK_SCRIPTS)" $(if $(VMWORK),--work '$(VMWORK)')
 
 # Test scripts that print their own ok/FAIL lines (the --vm machinery's own checks)
-CHECK_SCRIPTS := testsuite/vm-infra/run.sh
+CHECK_SCRIPTS := testsuite/vm-infra/run.sh testsuite/vm-infra/host-runs.sh
 
 # Only the guest tests (ONLY=glob selects some), or only the user-space ones.
 check-vm: all testsuite-progs

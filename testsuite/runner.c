@@ -8,12 +8,15 @@
  * are .test files (format in testsuite/README.md): every test's module is
  * built on the host, then ONE guest boot runs them all (a generated shell
  * script), writing each test's stdout, stderr and status into a shared
- * directory that is compared here. The last line is "N passed, M failed".
+ * directory that is compared here. A guest that stops answering (a test
+ * not done after 10 minutes, or its own timeout plus a minute) is killed, the test it was running fails, and the rest run in a fresh boot.
+ * The last line is "N passed, M failed, K skipped".
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <signal.h>
 #include <regex.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -25,7 +28,8 @@
 #include <time.h>
 #include <unistd.h>
 
-static int passed, failed;
+static int passed, failed, skipped;
+static int hang_seconds = 600;	/* a guest silent this long is killed */
 static const char *utap = "build/utap";
 static const char *srcdir;	/* absolute repository root */
 static const char *workdir;	/* absolute; build/vmtests unless --work DIR */
@@ -188,7 +192,7 @@ static void run_unit(const char *bin)
 	free(cmd);
 }
 
-/* A test script that prints "ok NAME" / "FAIL NAME: why" lines itself. */
+/* A test script that prints "ok NAME" / "FAIL NAME: why" / "skip NAME: why" lines itself. */
 static void run_script(const char *script)
 {
 	char *out = NULL, *cmd = xasprintf("%s %s/%s", script, srcdir, utap);
@@ -202,6 +206,10 @@ static void run_script(const char *script)
 			printf("%s\n", line);
 		} else if (!strncmp(line, "FAIL ", 5)) {
 			failed++;
+			n++;
+			printf("%s\n", line);
+		} else if (!strncmp(line, "skip ", 5)) {
+			skipped++;
 			n++;
 			printf("%s\n", line);
 		}
@@ -265,6 +273,8 @@ struct test {
 	char *dir;		/* work directory */
 	char *modname;
 	bool built;
+	bool started;		/* a guest boot began running it */
+	bool hung;		/* the guest stopped answering while it ran */
 	bool skip;
 	char *skip_why;
 	struct test *next;
@@ -425,6 +435,18 @@ static void reread_sections(struct test *t)
 	free(text);
 }
 
+/* ONLY is one or more globs separated by blanks. */
+static bool matches_any(const char *only, const char *name)
+{
+	char *pats = xstrdup(only), *save = NULL;
+	bool hit = false;
+
+	for (char *p = strtok_r(pats, " \t", &save); p && !hit; p = strtok_r(NULL, " \t", &save))
+		hit = fnmatch(p, name, 0) == 0;
+	free(pats);
+	return hit;
+}
+
 static void collect_tests(const char *dir, const char *rel, const char *only, struct test ***tail)
 {
 	DIR *d = opendir(dir);
@@ -452,7 +474,7 @@ static void collect_tests(const char *dir, const char *rel, const char *only, st
 			collect_tests(path, r, only, tail);
 		} else if (len > 5 && !strcmp(names[i] + len - 5, ".test")) {
 			r[strlen(r) - 5] = 0;
-			if (!only || fnmatch(only, r, 0) == 0) {
+			if (!only || matches_any(only, r)) {
 				struct test *t = parse_test(path, r);
 
 				reread_sections(t);
@@ -622,7 +644,8 @@ static void judge(struct test *t, const char *prefix)
 	}
 	if (t->host_check) {
 		char *hout = NULL, *cmd = expand_vars(t->host_check, t);
-		char *full = xasprintf("cd %s && (%s)", t->dir, cmd);
+		/* every line is an assertion: the first false one fails the check */
+		char *full = xasprintf("cd %s && (set -e\n%s\n)", t->dir, cmd);
 
 		if (run_capture(full, &hout, true) != 0) {
 			result(false, name, "host check failed: %.600s", hout);
@@ -645,7 +668,13 @@ static void judge(struct test *t, const char *prefix)
 	result(true, name, "");
 }
 
-static void write_guest_script(struct test *list, const char *path)
+/* The guest tests one boot runs: the built ones no earlier boot started. */
+static bool runs_in_guest(const struct test *t)
+{
+	return t->built && t->last_pass == 5 && !t->started;
+}
+
+static void write_guest_script(struct test *list, const char *path, const char *progress)
 {
 	FILE *f = fopen(path, "w");
 
@@ -656,9 +685,10 @@ static void write_guest_script(struct test *list, const char *path)
 		char *args = expand_vars(t->args, t);
 		char *cmd;
 
-		if (!t->built || t->last_pass < 5)
+		if (!runs_in_guest(t))
 			continue;
 		fprintf(f, "\n# %s\ncd %s || exit 1\n", t->name, t->dir);
+		fprintf(f, "echo 'start %s' >> %s\n", t->modname, progress);
 		fprintf(f, "export MOD=%s/%s.ko MODNAME=%s UTAP=%s/%s PROGS=%s/build/progs WORK=%s\n",
 			t->dir, t->modname, t->modname, srcdir, utap, srcdir, t->dir);
 		fprintf(f, "echo \"utap-test: %s\" > /dev/kmsg 2>/dev/null\n", t->name);
@@ -682,10 +712,11 @@ static void write_guest_script(struct test *list, const char *path)
 		fprintf(f, "cp /tmp/guest.stdout guest.stdout; cp /tmp/guest.stderr guest.stderr; "
 			"rm -f /tmp/guest.stdout /tmp/guest.stderr\n");
 		if (t->check)
-			fprintf(f, "(%s) > check.out 2>&1; echo $? > check.rc\n", t->check);
+			fprintf(f, "(set -e\n%s\n) > check.out 2>&1; echo $? > check.rc\n", t->check);
 		fprintf(f, "grep -q \"^$MODNAME \" /proc/modules && echo \"module $MODNAME still "
 			"loaded\" >> guest.stderr && rmmod $MODNAME\n");
 		fprintf(f, "dmesg -c > dmesg.txt 2>&1\n");
+		fprintf(f, "echo 'done %s' >> %s\n", t->modname, progress);
 	}
 	/* each test's status is in its directory; the script itself succeeds */
 	fprintf(f, "exit 0\n");
@@ -693,12 +724,135 @@ static void write_guest_script(struct test *list, const char *path)
 	chmod(path, 0755);
 }
 
+/* How long a test may run without the guest finishing it: 10 minutes, or its timeout and a minute. */
+static int hang_limit(const struct test *t)
+{
+	int own = t->timeout + hang_seconds / 10;
+
+	return own > hang_seconds ? own : hang_seconds;
+}
+
+static struct test *find_test(struct test *list, const char *modname)
+{
+	for (struct test *t = list; t; t = t->next)
+		if (t->modname && !strcmp(t->modname, modname))
+			return t;
+	return NULL;
+}
+
+/* The test a boot is running: the last one started and not done. */
+static struct test *current_test(struct test *list, const char *progress)
+{
+	char *text = slurp(progress, NULL), *save = NULL;
+	struct test *cur = NULL;
+
+	if (!text)
+		return NULL;
+	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		struct test *t = find_test(list, l + strcspn(l, " ") + 1);
+
+		if (!t)
+			continue;
+		t->started = true;
+		cur = !strncmp(l, "start ", 6) ? t : NULL;
+	}
+	free(text);
+	return cur;
+}
+
+static void kill_guest(pid_t pid)
+{
+	kill(-pid, SIGTERM);
+	for (int i = 0; i < 100; i++) {
+		if (waitpid(pid, NULL, WNOHANG) == pid)
+			return;
+		usleep(100000);
+	}
+	kill(-pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+/*
+ * One guest boot runs every test not yet started. Returns true if it hung
+ * and was killed while tests remain, so that another boot runs the rest.
+ */
+static bool run_one_boot(struct test *list, const char *guest, int boot)
+{
+	char *progress = xasprintf("%s/guest.progress", workdir);
+	char *log = xasprintf("%s/guest-boot%d.log", workdir, boot);
+	int n = 0, st = 0, budget = 60;
+	struct test *cur = NULL, *last_cur = NULL;
+	time_t since = time(NULL);
+	off_t last_size = -1;
+	pid_t pid;
+
+	for (struct test *t = list; t; t = t->next)
+		if (runs_in_guest(t)) {
+			n++;
+			budget += t->timeout + 60;	/* the boot's own limit, past every test's */
+		}
+	if (!n)
+		return false;
+	unlink(progress);
+	write_guest_script(list, guest, progress);
+	pid = fork();
+	if (pid == 0) {
+		int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		setpgid(0, 0);	/* its own group: a hung guest is killed with its qemu */
+		dup2(fd, 1);
+		dup2(fd, 2);
+		execl(xasprintf("%s/%s", srcdir, utap), "utap", "--vm-exec", "--vm-timeout",
+		      xasprintf("%d", budget), "--vm-share", workdir, "--", "/bin/sh", guest,
+		      (char *)NULL);
+		_exit(127);
+	}
+	for (;;) {
+		struct stat sb;
+
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			break;
+		sleep(1);
+		/* progress: a test started or ended */
+		if (stat(progress, &sb) == 0 && sb.st_size != last_size) {
+			last_size = sb.st_size;
+			since = time(NULL);
+		}
+		cur = current_test(list, progress);
+		if (cur != last_cur) {
+			last_cur = cur;
+			since = time(NULL);
+		}
+		if (time(NULL) - since > (cur ? hang_limit(cur) : hang_seconds)) {
+			kill_guest(pid);
+			current_test(list, progress);
+			if (cur)
+				cur->hung = true;
+			printf("# guest boot %d stopped answering%s%s; killed it\n", boot,
+			       cur ? " during vm/" : "", cur ? cur->name : "");
+			fflush(stdout);
+			/* a hang outside any test would only hang again */
+			return cur != NULL;
+		}
+	}
+	current_test(list, progress);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		char *out = slurp(log, NULL);
+
+		printf("# guest run ended with status %d: %.2000s\n", st, out ? out : "");
+	} else if (verbose) {
+		char *out = slurp(log, NULL);
+
+		printf("%s", out ? out : "");
+	}
+	return false;
+}
+
 static void run_vm_tests(const char *vmdir, const char *only, int jobs)
 {
 	struct test *list = NULL, **tail = &list;
 	int n = 0, running = 0, nguest = 0;
 	char *guest = xasprintf("%s/guest.sh", workdir);
-	char *cmd;
 	time_t t0;
 
 	collect_tests(vmdir, "", only, &tail);
@@ -733,6 +887,7 @@ static void run_vm_tests(const char *vmdir, const char *only, int jobs)
 
 		if (t->skip) {
 			printf("skip vm/%s: %s\n", t->name, t->skip_why);
+			skipped++;
 			continue;
 		}
 		if (t->last_pass < 5) {
@@ -751,24 +906,19 @@ static void run_vm_tests(const char *vmdir, const char *only, int jobs)
 	}
 	if (!nguest)
 		return;
-	write_guest_script(list, guest);
 	t0 = time(NULL);
-	cmd = xasprintf("%s/%s --vm-exec --vm-timeout %d --vm-share %s -- /bin/sh %s",
-			srcdir, utap, 60 + 120 * nguest, workdir, guest);
-	{
-		char *out = NULL;
-		int rc = run_capture(cmd, &out, true);
-
-		if (rc != 0)
-			printf("# guest run ended with status %d: %.2000s\n", rc, out);
-		else if (verbose)
-			printf("%s", out);
-	}
+	for (int boot = 1; run_one_boot(list, guest, boot); boot++)
+		;
 	if (verbose)
-		printf("# ran %d guest tests in one boot in %ld s\n", nguest, (long)(time(NULL) - t0));
-	for (struct test *t = list; t; t = t->next)
-		if (t->built)
+		printf("# ran %d guest tests in %ld s\n", nguest, (long)(time(NULL) - t0));
+	for (struct test *t = list; t; t = t->next) {
+		if (t->hung)
+			result(false, xasprintf("vm/%s", t->name), "the guest stopped answering "
+			       "during this test and was killed after %d s; the tests after it ran "
+			       "in a fresh boot", hang_limit(t));
+		else if (t->built)
 			judge(t, "guest");
+	}
 }
 
 int main(int argc, char **argv)
@@ -795,12 +945,14 @@ int main(int argc, char **argv)
 			scripts = argv[++i];
 		else if (!strcmp(argv[i], "--work") && i + 1 < argc)
 			work = argv[++i];
+		else if (!strcmp(argv[i], "--hang-seconds") && i + 1 < argc)
+			hang_seconds = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "-v"))
 			verbose = 1;
 		else {
 			fprintf(stderr, "usage: testrunner --utap PATH [--unit BINS] [--fuzz BINS] "
 				"[--fuzz-seconds N] [--vm-dir DIR] [--only GLOB] [--scripts \"S...\"] "
-				"[--work DIR] [-v]\n");
+				"[--work DIR] [--hang-seconds N] [-v]\n");
 			return 2;
 		}
 	}
@@ -834,6 +986,6 @@ int main(int argc, char **argv)
 		     b = strtok_r(NULL, " ", &save))
 			run_script(b);
 	}
-	printf("%d passed, %d failed\n", passed, failed);
+	printf("%d passed, %d failed, %d skipped\n", passed, failed, skipped);
 	return failed ? 1 : 0;
 }
