@@ -44,6 +44,7 @@ static void utap_it_stop(struct utap_itask *st, struct pt_regs *regs, u64 next, 
 	clear_bit(IT_SIG, &st->bits);
 	clear_bit(IT_REQ_INT3, &st->bits);
 	clear_bit(IT_MAPSCAN, &st->bits);
+	clear_bit(IT_TRACER, &st->bits);
 	if (test_and_clear_bit(IT_STARTED, &st->bits))
 		utap_it_out_stop(st);
 	else
@@ -139,7 +140,8 @@ static bool utap_it_int3_done(struct utap_itask *st, struct pt_regs *regs, bool 
 		how = UTAP_INT3_NOT_RUN;
 		no = utap_it_orig_bytes(at, orig);
 	} else if (cur == at + 1 && utap_it_int3_sigtrap_pending()) {
-		how = UTAP_INT3_REAL;
+		/* a tracer sees the SIGTRAP first, and may take the int3 for its breakpoint */
+		how = current->ptrace ? UTAP_INT3_TRACED : UTAP_INT3_REAL;
 	} else {
 		how = UTAP_INT3_EMULATED;
 		no = utap_it_orig_bytes(at, orig);
@@ -149,6 +151,20 @@ static bool utap_it_int3_done(struct utap_itask *st, struct pt_regs *regs, bool 
 	clear_bit(IT_INT3, &st->bits);
 	utap_trk_int3_resolve(&st->trk, how, cur, orig, no, b, n);
 	return true;
+}
+
+/* A tracer had the thread stopped: it resumes at regs->ip, over code the tracer may have written. */
+static void utap_it_tracer_resume(struct utap_itask *st, struct pt_regs *regs)
+{
+	u8 b[UTAP_INSN_BYTES];
+
+	if (st->btf) {
+		utap_it_btf_leave(st, 0, regs->ip);	/* the open block's end is not known */
+		return;
+	}
+	utap_trk_resume(&st->trk, regs->ip, b, utap_it_fetch_task(regs->ip, b));
+	if (st->okind == UTAP_IT_OUT_RECORDS && !utap_it_ip_known(st, regs->ip))
+		set_bit(IT_MAPSCAN, &st->bits);
 }
 
 /* The task_work: the safe point on the thread's way back to user mode. */
@@ -196,6 +212,8 @@ static void utap_it_task_point(struct utap_itask *st)
 		n = utap_it_fetch_task(regs->ip, b);
 		utap_trk_signal(&st->trk, regs->ip, b, n);
 	}
+	if (test_and_clear_bit(IT_TRACER, &st->bits))
+		utap_it_tracer_resume(st, regs);
 	if (test_and_clear_bit(IT_MAPSCAN, &st->bits))
 		utap_it_scan_maps(st);
 	if (utap_it_should_stop(st)) {
@@ -333,13 +351,43 @@ static struct notifier_block utap_it_die_nb = {
 
 /* ---- tracepoints ------------------------------------------------------------ */
 
+/*
+ * A ptrace call (of the tracer, in its context) naming a traced thread: the
+ * thread's task_work runs when the tracer lets it go, and reads again where
+ * it is and the code there. Requests come only while the thread is
+ * stopped, except those that stop it, after which more requests follow.
+ */
+static void utap_it_ptrace_call(const struct pt_regs *regs)
+{
+	struct utap_itask *st = NULL;
+	struct task_struct *t;
+
+	if (regs->di == PTRACE_TRACEME || in_compat_syscall())
+		return;
+	rcu_read_lock();
+	t = pid_task(find_vpid((pid_t)regs->si), PIDTYPE_PID);
+	if (t)
+		st = utap_it_get(t, false);
+	rcu_read_unlock();
+	if (!st)
+		return;
+	if (test_bit(IT_ON, &st->bits)) {
+		set_bit(IT_TRACER, &st->bits);
+		utap_it_queue(st, TWA_RESUME);
+	}
+	utap_it_put(st);
+}
+
 /* A syscall instruction ran with TF set: SYSCALL masked TF, no trap follows it. */
 static void utap_it_sys_enter(void *data, struct pt_regs *regs, long id)
 {
-	struct utap_itask *st = utap_it_find(current);
+	struct utap_itask *st;
 	u8 b[UTAP_INSN_BYTES];
 	size_t n;
 
+	if (id == __NR_ptrace)
+		utap_it_ptrace_call(regs);
+	st = utap_it_find(current);
 	if (!st || !test_bit(IT_ON, &st->bits) || !user_mode(regs) ||
 	    !(regs->flags & X86_EFLAGS_TF) || test_bit(IT_INT3, &st->bits) ||
 	    test_bit(IT_XOL, &st->bits) || st->btf)

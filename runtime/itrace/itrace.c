@@ -12,7 +12,9 @@
  *                      thread is consumed here (no SIGTRAP)
  *   tracepoints        sys_enter/sys_exit (SYSCALL masks TF: the syscall's
  *                      successor comes from here), sched_process_fork/exec/
- *                      exit, signal_deliver
+ *                      exit, signal_deliver; a ptrace call naming a traced
+ *                      thread queues its task_work, which runs when the
+ *                      tracer lets the thread go
  *   a task_work        (struct utap_itask.work) on the thread's way back to
  *                      user mode, after uprobes has emulated or set up the
  *                      out-of-line step of a probed instruction
@@ -52,6 +54,9 @@
 #include <linux/pid.h>
 #include <linux/pid_namespace.h>
 #include <linux/refcount.h>
+#include <linux/ptrace.h>
+#include <linux/compat.h>
+#include <asm/unistd.h>
 #include <asm/debugreg.h>
 #include <asm/msr.h>
 #include <asm/processor.h>
@@ -89,6 +94,7 @@ enum {
 	IT_MAPSCAN,	/* report new executable mappings */
 	IT_REQ_INT3,	/* itrace_on() in a uprobe handler: the probed insn runs first */
 	IT_STARTED,	/* a thread-on record went out */
+	IT_TRACER,	/* a tracer (ptrace) acted on the thread: re-read it when it resumes */
 	IT_DEAD,	/* the thread exited */
 };
 

@@ -103,6 +103,7 @@ static void flush_held(struct utap_tracker *t, u64 next)
 	if (!t->have_held)
 		return;
 	t->have_held = false;
+	t->held_bp = false;
 	trk_emit(t, &t->held, next, t->held_flags);
 	t->held_flags = 0;
 }
@@ -130,6 +131,7 @@ static void trk_ran(struct utap_tracker *t, const struct utap_insn *in, u64 next
 		t->held_next = next;
 		t->held_flags = 0;
 		t->have_held = true;
+		t->held_bp = false;
 		return;
 	}
 	trk_emit(t, in, next, 0);
@@ -143,7 +145,7 @@ static void set_pend(struct utap_tracker *t, u64 ip, const u8 *b, size_t n)
 
 void utap_trk_start(struct utap_tracker *t, u64 ip, const u8 *b, size_t n)
 {
-	t->have_held = false;
+	t->have_held = t->held_bp = false;
 	t->in_syscall = t->in_int3 = t->in_xol = false;
 	set_pend(t, ip, b, n);
 }
@@ -180,6 +182,7 @@ void utap_trk_sys_enter(struct utap_tracker *t, u64 sys_ip, const u8 *b, size_t 
 	t->held_next = 0;
 	t->held_flags = 0;
 	t->have_held = true;
+	t->held_bp = false;
 	t->in_syscall = true;
 	t->have_pend = false;
 	t->in_int3 = t->in_xol = false;
@@ -234,6 +237,11 @@ void utap_trk_int3_resolve(struct utap_tracker *t, enum utap_int3_how how, u64 c
 		utap_insn_set(&ran, at, &int3, 1);
 		trk_ran(t, &ran, cur, is_int3(b, n));
 		break;
+	case UTAP_INT3_TRACED:
+		utap_insn_set(&ran, at, &int3, 1);
+		trk_ran(t, &ran, cur, true);
+		t->held_bp = true;
+		break;
 	case UTAP_INT3_EMULATED:
 		utap_insn_set(&ran, at, orig, norig);
 		trk_ran(t, &ran, cur, is_int3(b, n));
@@ -258,6 +266,18 @@ void utap_trk_xol_done(struct utap_tracker *t, u64 cur, const u8 *b, size_t n)
 	ran = t->pend;
 	trk_ran(t, &ran, cur, is_int3(b, n));
 	set_pend(t, cur, b, n);
+}
+
+void utap_trk_resume(struct utap_tracker *t, u64 ip, const u8 *b, size_t n)
+{
+	if (t->in_syscall || t->in_int3 || t->in_xol)
+		return;		/* the events still to come say what ran */
+	if (t->held_bp && ip != t->held_next)
+		t->have_held = t->held_bp = false;
+	/* a syscall the kernel may restart stays held: ip is its successor or itself */
+	if (t->have_held && ip != t->held_next && ip != t->held.ip)
+		flush_held(t, t->held_next);
+	set_pend(t, ip, b, n);
 }
 
 void utap_trk_signal(struct utap_tracker *t, u64 handler, const u8 *b, size_t n)

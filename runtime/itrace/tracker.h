@@ -22,6 +22,10 @@
  *                before an int3 is held until then.
  *   signal       delivery interrupts the thread before its next instruction
  *                and enters the handler.
+ *   tracer       a debugger (ptrace) that had the thread stopped may have
+ *                moved it (rewound past its breakpoint, or to a copy of the
+ *                instruction it steps out of line) or changed its code: the
+ *                glue reports where the thread resumes.
  *
  * The tracker keeps the thread's next instruction (pend), at most one step
  * whose successor is not confirmed yet (held), and calls emit() for every
@@ -53,6 +57,7 @@ enum utap_int3_how {
 	UTAP_INT3_NOT_RUN,	/* the thread is back at the int3 (it runs it next) */
 	UTAP_INT3_TRAMPOLINE,	/* uretprobe trampoline: the step before went to cur */
 	UTAP_INT3_REAL,		/* the program's (or a debugger's) int3 ran; SIGTRAP follows */
+	UTAP_INT3_TRACED,	/* the same, SIGTRAP going to a tracer first: held until it resumes */
 	UTAP_INT3_EMULATED,	/* a uprobe: the original instruction ran in the kernel */
 	UTAP_INT3_XOL,		/* a uprobe: the original instruction runs out of line next */
 };
@@ -67,6 +72,7 @@ struct utap_tracker {
 	u64 int3_ip;			/* in_int3: where the int3 is */
 	bool have_pend;
 	bool have_held;
+	bool held_bp;			/* held is an int3 a tracer may take for its breakpoint */
 	bool in_syscall;		/* held is a syscall the thread is in */
 	bool in_int3;			/* pend hit an int3; waiting for int3_resolve() */
 	bool in_xol;			/* pend runs out of line; waiting for xol_done() */
@@ -120,6 +126,16 @@ void utap_trk_int3_resolve(struct utap_tracker *t, enum utap_int3_how how, u64 c
 
 /* The out-of-line step of pend is over; the thread is at cur. */
 void utap_trk_xol_done(struct utap_tracker *t, u64 cur, const u8 *b, size_t n);
+
+/*
+ * A tracer had the thread stopped; it resumes at ip (bytes b, read again:
+ * the tracer may have written code). An int3 held for the tracer is
+ * dropped unless the thread goes on after it: a debugger that rewinds or
+ * moves the thread took it for its own breakpoint, which the program never
+ * ran. A held step whose successor the thread never reached goes out with
+ * the successor it had.
+ */
+void utap_trk_resume(struct utap_tracker *t, u64 ip, const u8 *b, size_t n);
 
 /* A signal handler is entered at handler, before the thread's next instruction ran. */
 void utap_trk_signal(struct utap_tracker *t, u64 handler, const u8 *b, size_t n);

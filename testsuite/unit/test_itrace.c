@@ -35,6 +35,10 @@ static const u8 fn_sys[] = {
 #define RET_ADDR 0x403000ULL
 #define HANDLER 0x404000ULL
 static const u8 nop_ret[] = { 0x90, 0xc3 };
+
+/* a debugger's scratch copy of it_loop's add (gdb's displaced stepping) */
+#define SCRATCH 0x405000ULL
+static const u8 scratch_add[] = { 0x48, 0x01, 0xf8, 0xc3 };
 static const u8 int3_byte[] = { 0xcc };
 
 /* the bytes at ip in the fake address space */
@@ -45,6 +49,7 @@ static const u8 *mem(u64 ip, size_t *n)
 		{ SYS, fn_sys, sizeof(fn_sys) },
 		{ RET_ADDR, nop_ret, sizeof(nop_ret) },
 		{ HANDLER, nop_ret, sizeof(nop_ret) },
+		{ SCRATCH, scratch_add, sizeof(scratch_add) },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(regions); i++)
@@ -106,6 +111,15 @@ static void sys_exit(u64 ip, bool may_restart)
 	const u8 *b = mem(ip, &n);
 
 	utap_trk_sys_exit(&trk, ip, b, n, may_restart);
+}
+
+/* A tracer lets the thread go at ip, over the code that is there now. */
+static void resume(u64 ip)
+{
+	size_t n;
+	const u8 *b = mem(ip, &n);
+
+	utap_trk_resume(&trk, ip, b, n);
 }
 
 /* a trap where an int3 sits (a uprobe or the uretprobe trampoline) */
@@ -227,23 +241,41 @@ TEST(test_syscall)
 	CHECK_STEP(3, SYS + 8, 1, RET_ADDR, BR | UTAP_STEP_RET | TK);
 }
 
-/* A syscall the kernel restarts: ip goes back to it, and it runs again. */
-TEST(test_syscall_restart)
+/*
+ * A syscall the kernel restarts: ip goes back to it, and it runs again.
+ * With a tracer stopping the thread on its way out (a signal's stop), the
+ * syscall stays held across the stop as well.
+ */
+static void syscall_restart(bool tracer)
 {
 	reset();
 	start(SYS + 5);
 	sys_enter(SYS + 5);
 	sys_exit(SYS + 7, true);
+	if (tracer)
+		resume(SYS + 5);
 	CHECK_INT(nsteps, 0);
 	/* the kernel rewound ip: the syscall runs again without a trap */
 	sys_enter(SYS + 5);
 	CHECK_INT(nsteps, 1);
 	CHECK_STEP(0, SYS + 5, 2, SYS + 5, UTAP_STEP_EXCEPTION);
 	sys_exit(SYS + 7, true);
+	if (tracer)
+		resume(SYS + 7);
 	trap(SYS + 8);
 	CHECK_INT(nsteps, 3);
 	CHECK_STEP(1, SYS + 5, 2, SYS + 7, 0);
 	CHECK_STEP(2, SYS + 7, 1, SYS + 8, 0);
+}
+
+TEST(test_syscall_restart)
+{
+	syscall_restart(false);
+}
+
+TEST(test_syscall_restart_traced)
+{
+	syscall_restart(true);
 }
 
 /*
@@ -346,17 +378,23 @@ TEST(test_start_at_uprobe)
 	CHECK_STEP(1, FN + 1, 2, FN + 3, 0);
 }
 
+/* The thread runs into an int3 at FN + 3; what ran there was settled as how. */
+static void int3_at_add(enum utap_int3_how how)
+{
+	reset();
+	start(FN + 1);
+	trap_int3(FN + 3);
+	utap_trk_int3(&trk, FN + 3);
+	utap_trk_int3_resolve(&trk, how, FN + 4, NULL, 0, fn_loop + 4, 2);
+}
+
 /* The program's own int3: it ran, and a SIGTRAP handler is entered. */
 TEST(test_real_int3_and_signal)
 {
 	size_t n;
 	const u8 *b = mem(HANDLER, &n);
 
-	reset();
-	start(FN + 1);
-	trap_int3(FN + 3);
-	utap_trk_int3(&trk, FN + 3);
-	utap_trk_int3_resolve(&trk, UTAP_INT3_REAL, FN + 4, NULL, 0, fn_loop + 4, 2);
+	int3_at_add(UTAP_INT3_REAL);
 	CHECK_INT(nsteps, 2);
 	CHECK_STEP(1, FN + 3, 1, FN + 4, 0);
 	utap_trk_signal(&trk, HANDLER, b, n);
@@ -379,6 +417,87 @@ TEST(test_int3_not_run)
 	trap(FN + 6);
 	CHECK_INT(nsteps, 1);
 	CHECK_STEP(0, FN + 3, 3, FN + 6, 0);
+}
+
+/* ... under a tracer (a debugger's breakpoint on the add, or the program's int3). */
+static void traced_int3_at_add(void)
+{
+	int3_at_add(UTAP_INT3_TRACED);
+	CHECK_INT(nsteps, 1);
+	CHECK_STEP(0, FN + 1, 2, FN + 3, 0);
+}
+
+/* gdb rewinds to its breakpoint, puts the add back and steps it: no int3 ran. */
+TEST(test_debugger_breakpoint_in_place)
+{
+	traced_int3_at_add();
+	resume(FN + 3);
+	trap(FN + 6);
+	CHECK_INT(nsteps, 2);
+	CHECK_STEP(1, FN + 3, 3, FN + 6, 0);
+	CHECK_MEM(steps[1].bytes, "\x48\x01\xf8", 3);
+}
+
+/*
+ * gdb steps its breakpoint's instruction out of line: the add runs in its
+ * scratch copy, then gdb moves the thread on to FN + 6. The add shows
+ * where it ran; the step the thread was at in the copy never ran.
+ */
+TEST(test_debugger_breakpoint_displaced)
+{
+	traced_int3_at_add();
+	resume(SCRATCH);
+	trap(SCRATCH + 3);
+	resume(FN + 6);
+	trap(FN + 9);
+	CHECK_INT(nsteps, 3);
+	CHECK_STEP(1, SCRATCH, 3, SCRATCH + 3, 0);
+	CHECK_STEP(2, FN + 6, 3, FN + 9, 0);
+}
+
+/* The program's own int3, and its tracer lets it go on after it: it ran. */
+TEST(test_traced_int3_goes_on)
+{
+	traced_int3_at_add();
+	resume(FN + 4);
+	CHECK_INT(nsteps, 1);
+	trap(FN + 6);
+	CHECK_INT(nsteps, 3);
+	CHECK_STEP(1, FN + 3, 1, FN + 4, 0);
+	CHECK_INT(steps[1].bytes[0], 0xcc);
+}
+
+/* ... or the tracer passes the SIGTRAP on to a handler: it ran too. */
+TEST(test_traced_int3_signal)
+{
+	size_t n;
+	const u8 *b = mem(HANDLER, &n);
+
+	traced_int3_at_add();
+	utap_trk_signal(&trk, HANDLER, b, n);
+	resume(HANDLER);
+	trap(HANDLER + 1);
+	CHECK_INT(nsteps, 3);
+	CHECK_STEP(1, FN + 3, 1, FN + 4, UTAP_STEP_EXCEPTION);
+	CHECK_STEP(2, HANDLER, 1, HANDLER + 1, 0);
+}
+
+/*
+ * A step waiting to see what runs at its successor (an int3 there) when a
+ * debugger moves the thread elsewhere goes out with the successor it had.
+ */
+TEST(test_resume_elsewhere)
+{
+	reset();
+	start(FN + 11);
+	trap_int3(FN + 12);
+	CHECK_INT(nsteps, 0);
+	resume(HANDLER);
+	CHECK_INT(nsteps, 1);
+	CHECK_STEP(0, FN + 11, 1, FN + 12, 0);
+	trap(HANDLER + 1);
+	CHECK_INT(nsteps, 2);
+	CHECK_STEP(1, HANDLER, 1, HANDLER + 1, 0);
 }
 
 /* A signal between a trap and the next instruction: the held step is flagged. */
@@ -535,6 +654,7 @@ int main(void)
 	RUN(test_block_break);
 	RUN(test_syscall);
 	RUN(test_syscall_restart);
+	RUN(test_syscall_restart_traced);
 	RUN(test_trampoline);
 	RUN(test_trampoline_unreadable);
 	RUN(test_uprobe_emulated);
@@ -542,6 +662,11 @@ int main(void)
 	RUN(test_start_at_uprobe);
 	RUN(test_real_int3_and_signal);
 	RUN(test_int3_not_run);
+	RUN(test_debugger_breakpoint_in_place);
+	RUN(test_debugger_breakpoint_displaced);
+	RUN(test_traced_int3_goes_on);
+	RUN(test_traced_int3_signal);
+	RUN(test_resume_elsewhere);
 	RUN(test_signal_held);
 	RUN(test_stop_in_syscall);
 	RUN(test_unreadable);
