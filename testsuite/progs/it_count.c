@@ -20,10 +20,14 @@
  *                 a debugger can stop without meeting a uprobe.
  *
  * usage: it_count loop N [REPEAT] | calls N | sys | signal | fork | exec |
- *                 threads N | spin [FILE] | waittf | gap
+ *                 threads N | spin [FILE] | waittf | gap | wait N READY GO
+ *
+ * wait: writes its pid to the FIFO READY, waits for a byte on the FIFO GO,
+ * then runs it_calls(N): a debugger attaches between the two, without timing.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -183,6 +187,29 @@ __attribute__((noinline)) void it_request(long tid)
 
 static volatile int waiter_ready;
 
+/* Tell READY who we are, then block until GO delivers a byte. */
+static int wait_for_go(const char *ready, const char *go)
+{
+	/* read-write: we hold a writer ourselves, so read() waits for data, never sees EOF */
+	int gofd = open(go, O_RDWR);
+	FILE *r = fopen(ready, "w");
+	char c;
+
+	if (gofd < 0 || !r) {
+		perror(gofd < 0 ? go : ready);
+		return -1;
+	}
+	fprintf(r, "%d\n", getpid());
+	fclose(r);
+	while (read(gofd, &c, 1) < 0)
+		if (errno != EINTR) {
+			perror("read");
+			return -1;
+		}
+	close(gofd);
+	return 0;
+}
+
 static void *waiter_main(void *arg)
 {
 	it_mark();
@@ -299,9 +326,14 @@ int main(int argc, char **argv)
 		printf("loop %ld\n", it_loop(1000));
 	} else if (!strcmp(mode, "gap")) {
 		return gap();
+	} else if (!strcmp(mode, "wait") && argc == 5) {
+		if (wait_for_go(argv[3], argv[4]) < 0)
+			return 1;
+		it_mark();
+		printf("calls %ld\n", it_calls(n));
 	} else {
 		fprintf(stderr, "usage: it_count loop N [REPEAT] | calls N | sys | signal | fork | exec | "
-			"threads N | spin [FILE] | waittf | gap\n");
+			"threads N | spin [FILE] | waittf | gap | wait N READY GO\n");
 		return 2;
 	}
 	return 0;
