@@ -209,6 +209,68 @@ check_kernel_module() {
 	fi
 }
 
+# A debugger in the guest: gdb attaches to a running program, prints its
+# backtrace and detaches; the program then goes on. It waits on a FIFO for
+# that, and tells its pid through another, so gdb never comes too late.
+check_gdb_attach() {
+	local d=$T/gdb
+	mkdir -p "$d"
+	cat >"$d/waiter.c" <<-'EOF'
+	#include <fcntl.h>
+	#include <stdio.h>
+	#include <unistd.h>
+
+	__attribute__((noinline)) static int wait_here(int fd)
+	{
+		char c;
+
+		return read(fd, &c, 1);
+	}
+
+	int main(int argc, char **argv)
+	{
+		int fd = open(argv[2], O_RDWR);	/* our own writer: read waits, no EOF */
+		FILE *r = fopen(argv[1], "w");
+
+		if (fd < 0 || !r)
+			return 2;
+		fprintf(r, "%d\n", getpid());
+		fclose(r);
+		if (wait_here(fd) != 1)
+			return 3;
+		printf("waiter went on\n");
+		return 0;
+	}
+	EOF
+	if ! cc -O0 -g -o "$d/waiter" "$d/waiter.c" 2>"$T/gdbcc.err"; then
+		fail gdb_attach_backtrace "cc failed: $(first_err gdbcc)"
+		return
+	fi
+	run gdbvm vm sh -c '
+		f=$(mktemp -d)
+		mkfifo $f/ready $f/go
+		"'"$d"'/waiter" $f/ready $f/go &
+		w=$!
+		read pid < $f/ready
+		echo "waiter $pid $w"
+		gdb -batch -nx -p $pid -ex bt 2>&1
+		echo "gdb status $?"
+		echo go 1<>$f/go
+		wait $w
+		echo "waiter status $?"'
+	local pid bt
+	pid=$(awk '$1 == "waiter" && $2 == $3 { print $2 }' "$T/gdbvm.out")
+	bt=$(grep -E '^#[0-9]+ ' "$T/gdbvm.out" | grep -oE ' (wait_here|main) \(' | tr -d ' (' | tr '\n' ' ')
+	if [ $rc -eq 0 ] && [ -n "$pid" ] && [ "$bt" = "wait_here main " ] &&
+		grep -qx "\[Inferior 1 (process $pid) detached\]" "$T/gdbvm.out" &&
+		grep -qx 'gdb status 0' "$T/gdbvm.out" && grep -qx 'waiter went on' "$T/gdbvm.out" &&
+		grep -qx 'waiter status 0' "$T/gdbvm.out"; then
+		ok gdb_attach_backtrace
+	else
+		fail gdb_attach_backtrace "exit $rc, frames '$bt': $(grep -v '^#' "$T/gdbvm.out" | tail -4 | tr '\n' '|') $(first_err gdbvm)"
+	fi
+}
+
 check_sigint_forwarded() {
 	start_armed sigint sigint_forwarded \
 		'trap "echo got-INT; exit 3" INT; echo armed; while :; do sleep 0.1; done' || return
@@ -334,6 +396,7 @@ check_ordinary_command
 check_fallback_without_overlay
 check_binary_relay
 check_kernel_module
+check_gdb_attach
 check_sigint_forwarded
 check_second_sigint_stops_guest
 check_killed_host_stops_guest
