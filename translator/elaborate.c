@@ -991,24 +991,35 @@ static void mark_file_used(struct session *s, const struct source *src)
 
 static int nhandlers;
 
+/*
+ * Target variables differ per probe point: such bodies are not shared.
+ * The copies are made before any is resolved, since resolving folds
+ * @defined and drops dead branches in place.
+ */
+static void unshare_target_bodies(struct session *s, struct derived_probe *from)
+{
+	for (struct derived_probe *d = from; d; d = d->next) {
+		if (!has_target_vars(d->body) && !has_target_vars(d->cond))
+			continue;
+		for (struct derived_probe *e = s->derived; e != d; e = e->next)
+			if (e->body == d->body)
+				d->body = clone_node(d->body);
+		for (struct derived_probe *e = s->derived; e != d; e = e->next)
+			if (e->cond == d->cond && d->cond)
+				d->cond = clone_node(d->cond);
+	}
+}
+
 /* Handlers are shared by derived probes of one body (probe a, b { ... }). */
 static struct derived_probe *resolve_probe_bodies(struct session *s, struct derived_probe *from)
 {
 	struct derived_probe *last = from;
 
+	unshare_target_bodies(s, from);
 	for (struct derived_probe *d = from; d; d = d->next) {
 		struct scope sc = { .in_probe = true, .src = d->probe->src, .probe = d };
 		struct derived_probe *same = NULL;
 
-		/* target variables differ per probe point: such bodies are not shared */
-		if (has_target_vars(d->body) || has_target_vars(d->cond)) {
-			for (struct derived_probe *e = s->derived; e != d; e = e->next)
-				if (e->body == d->body)
-					d->body = clone_node(d->body);
-			for (struct derived_probe *e = s->derived; e != d; e = e->next)
-				if (e->cond == d->cond && d->cond)
-					d->cond = clone_node(d->cond);
-		}
 		for (struct derived_probe *e = s->derived; e != d; e = e->next)
 			if (e->body == d->body && e->cond == d->cond) {
 				same = e;
