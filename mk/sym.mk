@@ -58,20 +58,25 @@ $(SP)/libsym-stripped.so: $(SP)/libsym.so
 $(SP)/chain-stripped: $(SP)/chain-pie
 	strip --strip-all -o $@ $<
 
-# Minidebuginfo the way Fedora's find-debuginfo makes it: the function
-# symbols .dynsym lacks, in an xz-compressed ELF inside .gnu_debugdata.
-$(SP)/chain-mini: $(SP)/chain-pie
-	nm -D $< --format=posix --defined-only | awk '{ print $$1 }' | sort > $@.dynsyms
-	nm $< --format=posix --defined-only | \
-		awk '{ if ($$2 == "T" || $$2 == "t" || $$2 == "D") print $$1 }' | sort > $@.funcsyms
-	comm -13 $@.dynsyms $@.funcsyms > $@.keep
-	objcopy --only-keep-debug $< $@.debug
+# Minidebuginfo the way Fedora's find-debuginfo makes it: $(call
+# minidebuginfo,IN,OUT) strips IN into OUT and adds the function symbols
+# .dynsym lacks, in an xz-compressed ELF inside .gnu_debugdata.
+define minidebuginfo
+	nm -D $(1) --format=posix --defined-only | awk '{ print $$1 }' | sort > $(2).dynsyms
+	nm $(1) --format=posix --defined-only | \
+		awk '{ if ($$2 == "T" || $$2 == "t" || $$2 == "D") print $$1 }' | sort > $(2).funcsyms
+	comm -13 $(2).dynsyms $(2).funcsyms > $(2).keep
+	objcopy --only-keep-debug $(1) $(2).debug
 	objcopy -S --remove-section .gdb_index --remove-section .comment \
-		--keep-symbols=$@.keep $@.debug $@.mini
-	strip --strip-all -R .comment -o $@.tmp $<
-	rm -f $@.mini.xz && xz $@.mini
-	objcopy --add-section .gnu_debugdata=$@.mini.xz $@.tmp $@
-	rm -f $@.dynsyms $@.funcsyms $@.keep $@.debug $@.mini.xz $@.tmp
+		--keep-symbols=$(2).keep $(2).debug $(2).mini
+	strip --strip-all -R .comment -o $(2).tmp $(1)
+	rm -f $(2).mini.xz && xz $(2).mini
+	objcopy --add-section .gnu_debugdata=$(2).mini.xz $(2).tmp $(2)
+	rm -f $(2).dynsyms $(2).funcsyms $(2).keep $(2).debug $(2).mini.xz $(2).tmp
+endef
+
+$(SP)/chain-mini: $(SP)/chain-pie
+	$(call minidebuginfo,$<,$@)
 
 # Separate debuginfo found by build-id under a private debug root.
 $(SP)/chain-split: $(SP)/chain-pie
