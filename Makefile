@@ -18,7 +18,7 @@ WARN     := -Wall -Wextra -Werror -Wno-unused-parameter
 CSTD     := -std=c11 -D_GNU_SOURCE
 OPT      ?= -O2 -g
 CFLAGS_UTAP := $(CSTD) $(WARN) $(OPT) -Itranslator -Iruntime
-LIBS_UTAP   := -ldw -lelf -llzma -lz -lpthread
+LIBS_UTAP   := -ldw -lelf -liberty -llzma -lz -lpthread
 
 # Unit tests and fuzzers compile the runtime's pure core in user space.
 SAN          := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
@@ -69,7 +69,7 @@ UNIT_BINS := $(addprefix $(B)/unit/,$(UNIT_TESTS))
 FUZZ_BINS := $(addprefix $(B)/fuzz/,$(FUZZERS))
 
 # Debian packages: one idempotent step for build, demo and tests.
-DEB_PKGS := build-essential gcc g++ make bc libelf-dev libdw-dev liblzma-dev zlib1g-dev \
+DEB_PKGS := build-essential gcc g++ make bc libelf-dev libdw-dev libiberty-dev liblzma-dev zlib1g-dev \
 	linux-image-amd64 linux-headers-amd64 linux-headers-cloud-amd64 linux-headers-rt-amd64 \
 	qemu-system-x86 util-linux kmod libc6-dbg \
 	clang libclang-rt-14-dev llvm libcapstone-dev qemu-user valgrind lcov gdb strace \

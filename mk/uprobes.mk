@@ -3,11 +3,14 @@
 # their module runtime lives in runtime/probes/.
 UTAP_SRCS += translator/probes/process.c translator/probes/process_bin.c \
 	translator/probes/uprobe.c translator/probes/uvars.c translator/probes/sdt.c translator/elf/dwarf_vars.c \
-	translator/elf/sdt.c translator/probes/process_lifecycle.c
+	translator/elf/sdt.c translator/probes/process_lifecycle.c translator/probes/cxxname.c \
+	translator/elf/dwarf_names.c
 
-# Variants of the uprobe test program: a non-PIE executable, and a
-# stripped one whose functions are left only in .dynsym (-rdynamic).
-UPROBE_PROGS := $(B)/progs/u_params-nopie $(B)/progs/u_params-stripped
+# Variants of the uprobe test programs: a non-PIE executable, a stripped
+# one whose functions are left only in .dynsym (-rdynamic), and a C++ one
+# without DWARF: exported functions in .dynsym (-rdynamic), the file's
+# own in minidebuginfo.
+UPROBE_PROGS := $(B)/progs/u_params-nopie $(B)/progs/u_params-stripped $(B)/progs/u_cxx-mini
 
 $(B)/progs/u_params-nopie: testsuite/progs/u_params.c
 	@mkdir -p $(dir $@)
@@ -19,4 +22,16 @@ $(B)/progs/u_params-stripped: testsuite/progs/u_params.c
 	strip --strip-all -o $@ $@.tmp
 	rm -f $@.tmp
 
+$(B)/progs/u_cxx-mini: testsuite/progs/u_cxx.cc
+	@mkdir -p $(dir $@)
+	$(CXX) $(PROG_CFLAGS) -rdynamic -o $@.full $<
+	$(call minidebuginfo,$@.full,$@)
+	rm -f $@.full
+
 testsuite-progs: $(UPROBE_PROGS)
+
+# C++ names: demangling and matching patterns by components.
+UNIT_TESTS += test_cxxname
+test_cxxname_SRCS := testsuite/unit/test_cxxname.c translator/probes/cxxname.c translator/arena.c \
+	translator/strbuf.c translator/diag.c
+test_cxxname_LIBS := -liberty

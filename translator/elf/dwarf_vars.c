@@ -135,11 +135,17 @@ static int by_line_addr(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-static const char *decl_where(Dwarf_Die *die)
+/* Where DIE is declared; a compiler-made one (a lambda's operator()) is where its code is. */
+static const char *decl_where(Dwarf_Die *die, uint64_t entry)
 {
 	const char *file = dwarf_decl_file(die);
+	Dwarf_Die cu;
+	Dwarf_Line *l;
 	int line;
 
+	if (!file && dwarf_diecu(die, &cu, NULL, NULL) && (l = dwarf_getsrc_die(&cu, entry)) &&
+	    (file = dwarf_linesrc(l, NULL, NULL)) && dwarf_lineno(l, &line) == 0)
+		return arena_printf("%s:%d", file, line);
 	if (!file)
 		return NULL;
 	if (dwarf_decl_line(die, &line) == 0)
@@ -179,7 +185,7 @@ struct dwarf_func *dwarf_func_find(struct ubinary *b, const char *name, uint64_t
 		best->df = df;
 		best->die = die;
 		best->entry = entry;
-		best->where = decl_where(&die);
+		best->where = decl_where(&die, entry);
 		if (dn && !strcmp(dn, name))
 			break;
 	}
@@ -206,7 +212,7 @@ struct dwarf_func *dwarf_func_at(struct ubinary *b, uint64_t pc)
 		f->df = df;
 		f->die = die;
 		f->entry = df->funcs[i - 1].entry;
-		f->where = decl_where(&die);
+		f->where = decl_where(&die, f->entry);
 		return f;
 	}
 	return NULL;
@@ -215,6 +221,18 @@ struct dwarf_func *dwarf_func_at(struct ubinary *b, uint64_t pc)
 const char *dwarf_func_where(const struct dwarf_func *f)
 {
 	return f ? f->where : NULL;
+}
+
+Dwarf *dwarf_handle(struct ubinary *b)
+{
+	struct dwarf_file *df = dwarf_load(b);
+
+	return df ? df->dw : NULL;
+}
+
+Dwarf_Die *dwarf_func_die(struct dwarf_func *f)
+{
+	return &f->die;
 }
 
 static bool file_matches(const char *pattern, const char *file)

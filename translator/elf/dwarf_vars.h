@@ -16,6 +16,7 @@
 #ifndef UTAP_DWARF_VARS_H
 #define UTAP_DWARF_VARS_H
 
+#include <elfutils/libdw.h>
 #include <stdio.h>
 
 #include "emit.h"
@@ -32,6 +33,12 @@ struct dwarf_func *dwarf_func_at(struct ubinary *b, uint64_t pc);
 
 /* "FILE:LINE" of its declaration as stap prints it in pp(), or NULL. */
 const char *dwarf_func_where(const struct dwarf_func *f);
+
+/* libdw's handle on B's DWARF (for the readers beside this one), or NULL without DWARF. */
+Dwarf *dwarf_handle(struct ubinary *b);
+
+/* The concrete (out-of-line) subprogram DIE of F. */
+Dwarf_Die *dwarf_func_die(struct dwarf_func *f);
 
 /* One address of a source line, for .statement("FUNC@FILE:LINE"). */
 struct line_addr {

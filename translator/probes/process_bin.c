@@ -3,6 +3,7 @@
  * process(...) probes name. See process_bin.h.
  */
 #include "probes/process_bin.h"
+#include "probes/cxxname.h"
 #include "utap.h"
 
 #include <errno.h>
@@ -177,7 +178,8 @@ static void collect_funcs(struct func_list *fl, const struct symtab_src *s)
 			if (!fl->v)
 				fatal("out of memory");
 		}
-		fl->v[fl->n++] = (struct ufunc){ arena_strdup(name), sym.st_value, sym.st_size };
+		fl->v[fl->n++] = (struct ufunc){ .name = arena_strdup(name), .vaddr = sym.st_value,
+						 .size = sym.st_size };
 	}
 }
 
@@ -189,6 +191,39 @@ static int by_name_then_addr(const void *a, const void *b)
 	if (c)
 		return c;
 	return x->vaddr < y->vaddr ? -1 : x->vaddr > y->vaddr;
+}
+
+static int by_addr_then_demangled(const void *a, const void *b)
+{
+	const struct ufunc *x = *(const struct ufunc *const *)a, *y = *(const struct ufunc *const *)b;
+	int c = x->vaddr < y->vaddr ? -1 : x->vaddr > y->vaddr;
+
+	if (!c)
+		c = strcmp(x->demangled, y->demangled);
+	return c ? c : x < y ? -1 : x > y;
+}
+
+/*
+ * Demangled names, and the symbols that are one C++ function: the
+ * complete and base object constructors and destructors (C1/C2, D1/D2)
+ * are often one body under two names, which must not become two probes.
+ */
+static void name_cxx_funcs(struct ubinary *b)
+{
+	struct ufunc **v = malloc(sizeof(*v) * (b->nfuncs + 1));
+	size_t n = 0;
+
+	if (!v)
+		fatal("out of memory");
+	for (size_t i = 0; i < b->nfuncs; i++)
+		if ((b->funcs[i].demangled = cxx_demangle(b->funcs[i].name)))
+			v[n++] = &b->funcs[i];
+	if (n)
+		qsort(v, n, sizeof(*v), by_addr_then_demangled);
+	for (size_t i = 1; i < n; i++)
+		if (v[i]->vaddr == v[i - 1]->vaddr && !strcmp(v[i]->demangled, v[i - 1]->demangled))
+			v[i]->alias = v[i - 1];
+	free(v);
 }
 
 /* The same sources the symbol table builder (elf/symtab.c) reads, in its order. */
@@ -223,6 +258,7 @@ static const char *read_funcs(struct ubinary *b)
 		memcpy(b->funcs, fl.v, out * sizeof(*fl.v));
 	b->nfuncs = out;
 	free(fl.v);
+	name_cxx_funcs(b);
 	return src;
 }
 

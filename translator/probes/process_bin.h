@@ -18,9 +18,12 @@
 
 /* A function symbol: what .function("name") can resolve to. */
 struct ufunc {
-	const char *name;
-	uint64_t vaddr;		/* link-time address (st_value) */
-	uint64_t size;		/* st_size, 0 if unknown */
+	const char *name;		/* the symbol: C name, or C++ mangled name */
+	uint64_t vaddr;			/* link-time address (st_value) */
+	uint64_t size;			/* st_size, 0 if unknown */
+	const char *demangled;		/* C++: "ns::C<long>::f", no parameters (cxxname.h) */
+	const char *dwname;		/* C++ with DWARF: "ns::C<long int>::f" (dwarf_names.h) */
+	const struct ufunc *alias;	/* C++: the previous symbol of this function (C1/C2) */
 };
 
 struct useg {
@@ -47,6 +50,7 @@ struct ubinary {
 	size_t nnotes;
 	bool dwarf_loaded;
 	struct dwarf_file *dwarf;
+	bool dwnames_loaded;		/* ufunc.dwname filled in (dwarf_names.c) */
 };
 
 /*

@@ -8,8 +8,15 @@
  * instruction: at that point every parameter is where the calling
  * convention put it, which is what DWARF entry locations describe even in
  * optimized code. .return probes are uretprobes; $return is rax.
+ *
+ * C++ functions are named as stap names them (cxxname.h): by their
+ * qualified name without parameters, in DWARF's spelling where there is
+ * DWARF, else (or when that does not match) in the demangler's, or by
+ * the mangled symbol; pp() shows the name at the depth the pattern has.
  */
 #include "probes/process.h"
+#include "probes/cxxname.h"
+#include "elf/dwarf_names.h"
 #include "elf/dwarf_vars.h"
 
 #include <fnmatch.h>
@@ -41,7 +48,7 @@ static const char *function_pp(const struct process_spec *spec, const struct ubi
 
 static int add_function(struct session *s, struct probe_point *pp, struct derived_probe *proto,
 			const struct process_spec *spec, struct ubinary *b,
-			const struct ufunc *f, bool is_return)
+			const struct ufunc *f, const char *shown, bool is_return)
 {
 	struct usite *u = usite_new(pp, spec, b, f->vaddr);
 	struct ufunc_probe *fp = arena_alloc(sizeof(*fp));
@@ -54,11 +61,30 @@ static int add_function(struct session *s, struct probe_point *pp, struct derive
 	u->is_return = is_return;
 	u->func = f->name;
 	u->family = fp;
-	d = new_derived(proto, function_pp(spec, b, f->name, fp->dw, is_return));
+	d = new_derived(proto, function_pp(spec, b, shown, fp->dw, is_return));
 	d->data = u;
 	d->ctx = CTX_USER_REGS | CTX_TASK | (is_return ? CTX_RETURN : 0);
 	(void)s;
 	return 1;
+}
+
+/*
+ * The name pp() gives F when PATTERN names it, or NULL. A C function is
+ * its symbol; a C++ function matches by components in DWARF's spelling,
+ * then the demangler's, and a pattern without "::" may be its symbol.
+ */
+static const char *match_function(const struct ufunc *f, const char *pattern)
+{
+	const char *views[] = { f->dwname, f->demangled }, *shown;
+
+	if (!f->demangled)
+		return cxx_scoped_match(pattern, f->name);
+	for (size_t i = 0; i < ARRAY_LEN(views); i++)
+		if (views[i] && (shown = cxx_scoped_match(pattern, views[i])))
+			return shown;
+	if (fnmatch(pattern, f->name, 0) == 0)
+		return cxx_base_name(views[0] ? views[0] : views[1]);
+	return NULL;
 }
 
 /* Every function of b that PATTERN (a glob, or "name@file:line" with DWARF) names. */
@@ -70,15 +96,18 @@ static int resolve_functions(struct session *s, struct probe_point *pp,
 	const char *name = at ? arena_strndup(pattern, (size_t)(at - pattern)) : pattern;
 	int total = 0;
 
+	dwarf_name_funcs(b);
 	for (size_t i = 0; i < b->nfuncs; i++) {
 		const struct ufunc *f = &b->funcs[i];
+		const char *shown = match_function(f, name);
 		int rc;
 
-		if (fnmatch(name, f->name, 0) != 0)
+		/* one probe for a C++ function's aliases (C1/C2) that all match */
+		if (!shown || (f->alias && match_function(f->alias, name)))
 			continue;
 		if (at && !dwarf_func_in_file(b, f->name, f->vaddr, at + 1))
 			continue;
-		rc = add_function(s, pp, proto, spec, b, f, is_return);
+		rc = add_function(s, pp, proto, spec, b, f, shown, is_return);
 		if (rc < 0)
 			return -1;
 		total += rc;
@@ -175,6 +204,19 @@ static bool read_function_suffix(const struct probe_point *pp, const struct pp_c
 	return false;
 }
 
+/* Why .function(NAME) found nothing, for the error. */
+static const char *missing_detail(const struct process_spec *spec, const char *name)
+{
+	const char *params = cxx_param_list(name);
+
+	if (params)
+		return arena_printf(" (functions are named without their parameter list: "
+				    "write \"%.*s\")", (int)(params - name), name);
+	if (spec->nbins == 1)
+		return arena_printf(" (symbols from %s)", spec->bins[0]->symsrc);
+	return "";
+}
+
 static int uprobe_resolve(struct session *s, struct probe_point *pp,
 			  struct derived_probe *proto)
 {
@@ -218,9 +260,7 @@ static int uprobe_resolve(struct session *s, struct probe_point *pp,
 	}
 	if (total)
 		return total;
-	return process_report_missing(pp, &spec, "function", name,
-				      spec.nbins == 1 ? arena_printf(" (symbols from %s)",
-								     spec.bins[0]->symsrc) : "");
+	return process_report_missing(pp, &spec, "function", name, missing_detail(&spec, name));
 }
 
 static void uprobe_emit(struct emitter *em, struct derived_probe **dps, int n)
