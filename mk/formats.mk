@@ -12,12 +12,14 @@ FMT_RT_SRCS   := runtime/formats/qtrace.c runtime/formats/lackey.c runtime/forma
 FMT_RUN_SRCS  := translator/formats/tout.c translator/formats/drcov.c \
 	translator/formats/callgrind.c translator/formats/lcov.c translator/formats/plt.c
 FMT_READ_SRCS := translator/formats/qtrace_read.c translator/formats/drcov_read.c
+# qtrace as qtrace-tools read it: the tests' independent reader (fmt-dump -t)
+FMT_QTOOLS    := testsuite/unit/qtools_read.c
 FMT_INSN_SRCS := runtime/arch/x86_64/insn.c runtime/arch/x86_64/insn_tables.c
 FMT_SYM_SRCS  := translator/elf/debuginfo.c translator/elf/symtab.c translator/elf/symline.c \
 	translator/elf/symbuild.c translator/elf/plt.c runtime/unwind/sym.c $(FMT_INSN_SRCS)
 FMT_LIBS      := -ldw -lelf -llzma -lz
 FMT_HDRS      := $(wildcard runtime/formats/*.h translator/formats/*.h runtime/itrace/*.h) \
-	testsuite/vm/formats/fmtrun.h
+	testsuite/vm/formats/fmtrun.h testsuite/unit/qtools_read.h
 
 # sink.c is listed in translator.mk; a source listed twice links once ($^)
 UTAP_SRCS += $(FMT_RT_SRCS) $(FMT_RUN_SRCS) $(FMT_INSN_SRCS)
@@ -29,11 +31,12 @@ FMT_ALL_SRCS := $(sort $(FMT_RT_SRCS) $(FMT_RUN_SRCS) $(FMT_READ_SRCS) $(FMT_INS
 
 UNIT_TESTS += test_fmt_stream
 test_fmt_stream_SRCS := testsuite/unit/test_fmt_stream.c testsuite/unit/test_fmt_lib.c $(FMT_RT_SRCS) \
-	translator/formats/qtrace_read.c
+	translator/formats/qtrace_read.c $(FMT_QTOOLS)
 $(B)/unit/test_fmt_stream: $(FMT_HDRS)
 
 UNIT_TESTS += test_fmt_writers
-test_fmt_writers_SRCS := testsuite/unit/test_fmt_writers.c testsuite/unit/test_fmt_lib.c $(FMT_ALL_SRCS)
+test_fmt_writers_SRCS := testsuite/unit/test_fmt_writers.c testsuite/unit/test_fmt_lib.c $(FMT_ALL_SRCS) \
+	$(FMT_QTOOLS)
 test_fmt_writers_LIBS := $(FMT_LIBS)
 test_fmt_writers_CFLAGS := -DFMT_SRC_DIR='"$(abspath .)"'
 test_fmt_stream_CFLAGS := -DFMT_SRC_DIR='"$(abspath .)"'
@@ -46,21 +49,26 @@ $(B)/fmt-ptrace: bench/formats/fmt_ptrace.c $(FMT_ALL_SRCS) $(FMT_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_UTAP) -o $@ bench/formats/fmt_ptrace.c $(FMT_ALL_SRCS) $(FMT_LIBS)
 
-$(B)/fmt-dump: bench/formats/fmt_dump.c $(FMT_READ_SRCS) $(FMT_SYM_SRCS) $(FMT_HDRS)
+$(B)/fmt-dump: bench/formats/fmt_dump.c $(FMT_READ_SRCS) $(FMT_QTOOLS) $(FMT_SYM_SRCS) $(FMT_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_UTAP) -o $@ bench/formats/fmt_dump.c $(FMT_READ_SRCS) $(FMT_SYM_SRCS) $(FMT_LIBS)
+	$(CC) $(CFLAGS_UTAP) -Itestsuite/unit -o $@ bench/formats/fmt_dump.c $(FMT_READ_SRCS) \
+		$(FMT_QTOOLS) $(FMT_SYM_SRCS) $(FMT_LIBS)
 
 # host-side end to end: build/fmt-ptrace against qemu-user and valgrind
 UNIT_TESTS += test_fmt_e2e
-test_fmt_e2e_SRCS := testsuite/unit/test_fmt_e2e.c testsuite/unit/test_fmt_lib.c $(FMT_READ_SRCS)
+test_fmt_e2e_SRCS := testsuite/unit/test_fmt_e2e.c testsuite/unit/test_fmt_lib.c $(FMT_READ_SRCS) \
+	$(FMT_QTOOLS)
 test_fmt_e2e_CFLAGS := -DFMT_BUILD_DIR='"$(abspath $(B))"' -DFMT_SRC_DIR='"$(abspath .)"'
 $(B)/unit/test_fmt_e2e: $(FMT_HDRS) $(B)/fmt-ptrace $(B)/progs/fmt_work
 
 # --- fuzzers ------------------------------------------------------------------
 
 FUZZERS += fuzz_fmt_read fuzz_fmt_stream fuzz_fmt_tout
-fuzz_fmt_read_SRCS := testsuite/fuzz/fuzz_fmt_read.c $(FMT_READ_SRCS)
-fuzz_fmt_stream_SRCS := testsuite/fuzz/fuzz_fmt_stream.c $(FMT_RT_SRCS) translator/formats/qtrace_read.c
+fuzz_fmt_read_SRCS := testsuite/fuzz/fuzz_fmt_read.c $(FMT_READ_SRCS) $(FMT_QTOOLS)
+fuzz_fmt_read_CFLAGS := -Itestsuite/unit
+fuzz_fmt_stream_SRCS := testsuite/fuzz/fuzz_fmt_stream.c $(FMT_RT_SRCS) translator/formats/qtrace_read.c \
+	$(FMT_QTOOLS)
+fuzz_fmt_stream_CFLAGS := -Itestsuite/unit
 fuzz_fmt_tout_SRCS := testsuite/fuzz/fuzz_fmt_tout.c $(FMT_ALL_SRCS)
 fuzz_fmt_tout_LIBS := $(FMT_LIBS)
 $(B)/fuzz/fuzz_fmt_read $(B)/fuzz/fuzz_fmt_stream $(B)/fuzz/fuzz_fmt_tout: $(FMT_HDRS)

@@ -12,6 +12,10 @@
  *   fmt-dump -r qtrace FILE   the address sequence relative to the first
  *                             record, one hex offset a line, then "end OFF"
  *                             for the last record's successor
+ *   fmt-dump -t qtrace FILE   the same as qtrace-tools read the file
+ *                             (testsuite/unit/qtools_read.h), each offset
+ *                             followed by the instruction word; exit status
+ *                             1 where qtdis and qtreader would not agree
  *   fmt-dump -r lackey FILE   the same from lackey text (no "end" line)
  *   fmt-dump -r qemu LOG PROG FUNC N
  *                             the same from a qemu-x86_64 -singlestep
@@ -24,6 +28,7 @@
 #include "formats/qtrace.h"
 #include "formats/qtrace_read.h"
 #include "formats/drcov_read.h"
+#include "qtools_read.h"
 #include "elf/symtab.h"
 #include "unwind/sym.h"
 
@@ -57,29 +62,58 @@ static char *slurp(const char *path, size_t *len)
 	return buf;
 }
 
-static int qtrace_rel(const char *path)
+/* A qtrace file read by utap's reader, or (tools) as qtrace-tools read it. */
+struct qtr {
+	bool tools;
+	struct qt_reader u;
+	struct qtools t;
+};
+
+static int qtr_next(struct qtr *r, uint64_t *ip, uint64_t *next, uint32_t *word)
+{
+	struct qt_rec u;
+	struct qtools_rec t;
+	int rc;
+
+	if (r->tools) {
+		rc = qtools_next(&r->t, &t);
+		*ip = t.ip, *next = t.next, *word = t.word;
+	} else {
+		rc = qt_next(&r->u, &u);
+		*ip = u.ip, *next = u.next, *word = u.word;
+	}
+	return rc;
+}
+
+/* -r and -t: offsets from the first record (-t: and the words), then "end OFF". */
+static int qtrace_rel(const char *path, bool tools)
 {
 	size_t len;
 	char *data = slurp(path, &len);
-	struct qt_reader r;
-	struct qt_rec rec;
-	uint64_t first = 0, next = 0;
+	struct qtr r = { .tools = tools };
+	uint64_t first = 0, next = 0, ip, nx;
+	uint32_t word;
 	bool any = false;
 	int rc;
 
-	qt_reader_init(&r, data, len);
-	while ((rc = qt_next(&r, &rec)) == 1) {
+	qt_reader_init(&r.u, data, len);
+	qtools_init(&r.t, data, len);
+	while ((rc = qtr_next(&r, &ip, &nx, &word)) == 1) {
 		if (!any)
-			first = rec.ip;
+			first = ip;
 		any = true;
-		printf("%" PRIx64 "\n", rec.ip - first);
-		next = rec.next;
+		if (tools)
+			printf("%" PRIx64 " %08" PRIx32 "\n", ip - first, word);
+		else
+			printf("%" PRIx64 "\n", ip - first);
+		next = nx;
 	}
 	if (any)
 		printf("end %" PRIx64 "\n", next - first);
 	free(data);
 	if (rc < 0) {
-		fprintf(stderr, "fmt-dump: %s: %s at byte %zu\n", path, r.error, r.error_off);
+		fprintf(stderr, "fmt-dump: %s: %s at byte %zu\n", path,
+			tools ? r.t.error : r.u.error, tools ? r.t.error_off : r.u.error_off);
 		return 1;
 	}
 	return 0;
@@ -244,7 +278,9 @@ int main(int argc, char **argv)
 	bool counts = argc > 1 && !strcmp(argv[1], "-c");
 
 	if (argc == 4 && !strcmp(argv[1], "-r") && !strcmp(argv[2], "qtrace"))
-		return qtrace_rel(argv[3]);
+		return qtrace_rel(argv[3], false);
+	if (argc == 4 && !strcmp(argv[1], "-t") && !strcmp(argv[2], "qtrace"))
+		return qtrace_rel(argv[3], true);
 	if (argc == 4 && !strcmp(argv[1], "-r") && !strcmp(argv[2], "lackey"))
 		return lackey_rel(argv[3]);
 	if (argc == 7 && !strcmp(argv[1], "-r") && !strcmp(argv[2], "qemu"))
@@ -257,6 +293,7 @@ int main(int argc, char **argv)
 		return drcov(argv[2], counts);
 	fprintf(stderr, "usage: fmt-dump [-c] qtrace|drcov FILE\n"
 		"       fmt-dump -r qtrace|lackey FILE\n"
+		"       fmt-dump -t qtrace FILE\n"
 		"       fmt-dump -r qemu LOG PROG FUNC N\n");
 	return 2;
 }

@@ -5,17 +5,48 @@
  * ASan/UBSan: the qtrace reader always makes progress and ends (records
  * are at least 6 bytes, so at most size/6 of them), offsets increase, an
  * error names an offset inside the input, and a second read of the same
- * bytes gives the same records; the drcov reader accepts only what it
+ * bytes gives the same records; qtrace-tools' reading (the tests' strict
+ * reader, qtools_read.h) makes progress too, and where both readers accept
+ * a file they place every record alike; the drcov reader accepts only what it
  * documents (exactly K eight-byte records after the BB table line, module
  * references that exist) and frees everything it allocated on failure.
  */
 #include "formats/qtrace_read.h"
 #include "formats/drcov_read.h"
+#include "qtools_read.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #define FAIL() __builtin_trap()
+
+/* qtrace-tools' reading; with N (utap's reader read N records), the same records. */
+static void qtools_both(const uint8_t *data, size_t size, size_t n)
+{
+	struct qtools q;
+	struct qtools_rec rq;
+	struct qt_reader u;
+	struct qt_rec ru;
+	size_t k = 0, last = 0;
+	int rc;
+
+	qtools_init(&q, data, size);
+	qt_reader_init(&u, data, size);
+	while ((rc = qtools_next(&q, &rq)) == 1) {
+		if (k && rq.off <= last)
+			FAIL();
+		last = rq.off;
+		if (++k > size / 6)
+			FAIL();
+		if (n != SIZE_MAX && (qt_next(&u, &ru) != 1 || ru.ip != rq.ip || ru.next != rq.next ||
+				      ru.term != rq.term || ru.has_ea != rq.has_ea))
+			FAIL();
+	}
+	if (rc < 0 && (!q.error || q.error_off > size))
+		FAIL();
+	if (rc == 0 && n != SIZE_MAX && k != n)
+		FAIL();
+}
 
 static void qtrace(const uint8_t *data, size_t size)
 {
@@ -39,6 +70,7 @@ static void qtrace(const uint8_t *data, size_t size)
 		FAIL();
 	if (qt_next(&a, &ra) != rc)	/* the end (or the error) is sticky */
 		FAIL();
+	qtools_both(data, size, rc == 0 ? n : SIZE_MAX);
 }
 
 static void drcov(const uint8_t *data, size_t size)

@@ -2,7 +2,10 @@
  * test_fmt_lib.c - helpers of the trace format tests (see test_fmt_lib.h).
  */
 #include "test_fmt_lib.h"
+#include "qtools_read.h"
 #include "../vm/formats/fmtrun.h"
+
+#include <inttypes.h>
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -131,13 +134,49 @@ void pb_free(struct pbuf *b)
 	memset(b, 0, sizeof(*b));
 }
 
+uint64_t pb_run_step(struct pbuf *b, unsigned int i, uint32_t tid, bool next_ips)
+{
+	struct utap_trace_step *s = pb_room(b, sizeof(*s));
+
+	utap_fmtrun_step(s, i, tid, next_ips);
+	return s->ip;
+}
+
 void fmt_prog_trace(struct pbuf *b, const char *bin, uint32_t tid, bool next_ips)
 {
 	pb_map(b, 100, 0x401000, 0x402000, 0x1000, 0, bin);
 	pb_thread(b, tid, 100, true);
 	for (unsigned int i = 0; i < UTAP_FMTRUN_STEPS; i++)
-		utap_fmtrun_step(pb_room(b, sizeof(struct utap_trace_step)), i, tid, next_ips);
+		pb_run_step(b, i, tid, next_ips);
 	pb_thread(b, tid, 100, false);
+}
+
+bool qtools_expect(const void *data, size_t len, const uint64_t *ips, size_t n, uint64_t last)
+{
+	struct qtools r;
+	struct qtools_rec rec;
+	size_t k = 0;
+	int rc;
+
+	qtools_init(&r, data, len);
+	while ((rc = qtools_next(&r, &rec)) == 1) {
+		if (k < n && rec.ip != ips[k]) {
+			fprintf(stderr, "  qtrace record %zu (byte %zu) at %#" PRIx64 ", want %#" PRIx64
+				"\n", k, rec.off, rec.ip, ips[k]);
+			return false;
+		}
+		k++;
+	}
+	if (rc < 0) {
+		fprintf(stderr, "  qtrace byte %zu: %s\n", r.error_off, r.error);
+		return false;
+	}
+	if (k != n || r.headers != 1 || (last && k && rec.next != last)) {
+		fprintf(stderr, "  qtrace: %zu records (want %zu), %u headers, last successor %#"
+			PRIx64 " (want %#" PRIx64 ")\n", k, n, r.headers, k ? rec.next : 0, last);
+		return false;
+	}
+	return true;
 }
 
 size_t unhex(const char *s, uint8_t *out)

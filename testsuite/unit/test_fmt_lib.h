@@ -50,6 +50,8 @@ void pb_lost(struct pbuf *b, uint32_t tid, uint64_t count);
 /* one step; HEX is the instruction's bytes */
 void pb_step(struct pbuf *b, uint32_t tid, uint64_t ip, const char *hex, uint16_t flags,
 	     uint64_t next_ip);
+/* step I of the test program's run (fmtrun.h); its address */
+uint64_t pb_run_step(struct pbuf *b, unsigned int i, uint32_t tid, bool next_ips);
 void pb_free(struct pbuf *b);
 
 /*
@@ -58,6 +60,14 @@ void pb_free(struct pbuf *b);
  * NEXT_IPS the steps carry their successors, else they leave them 0.
  */
 void fmt_prog_trace(struct pbuf *b, const char *bin, uint32_t tid, bool next_ips);
+
+/*
+ * Read the qtrace bytes DATA as qtrace-tools do (qtools_read.h): true if
+ * there are N records, record I at IPS[I], the last one's successor LAST
+ * (if LAST is not 0), and a single header; else says what differs on
+ * stderr.
+ */
+bool qtools_expect(const void *data, size_t len, const uint64_t *ips, size_t n, uint64_t last);
 
 /* helpers */
 size_t unhex(const char *s, uint8_t *out);

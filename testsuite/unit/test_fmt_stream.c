@@ -11,6 +11,7 @@
 #include "test_fmt_lib.h"
 #include "formats/stream.h"
 #include "formats/qtrace_read.h"
+#include "qtools_read.h"
 
 static struct utap_trace_step mk(uint64_t ip, const char *hex, uint16_t flags, uint64_t ea)
 {
@@ -164,15 +165,22 @@ TEST(qtrace_golden_read)
 	CHECK_INT(r.version, 0x07010000);
 	CHECK_HEX(rec.next, 0x10000024);
 
-	/* every truncation is an error, not a silent end */
+	/* every truncation is an error, not a silent end, for both readers */
 	for (size_t cut = 1; cut < n; cut++) {
 		bool boundary = cut == 22 || cut == 30 || cut == 46 || cut == 65 || cut == 73 ||
 				cut == 84;
+		struct qtools t;
+		struct qtools_rec trec;
+		int trc;
 
 		qt_reader_init(&r, buf, cut);
 		while ((rc = qt_next(&r, &rec)) == 1)
 			;
 		CHECK_INT(rc, boundary ? 0 : -1);
+		qtools_init(&t, buf, cut);
+		while ((trc = qtools_next(&t, &trec)) == 1)
+			;
+		CHECK_INT(trc, boundary ? 0 : -1);
 	}
 }
 
@@ -294,6 +302,95 @@ TEST(qtrace_restart_and_resync)
 	CHECK_HEX(seen[2], 0x3001);
 	CHECK_HEX(seen[3], 0x3002);
 	CHECK_INT(r.headers, 3);
+}
+
+/* ---- the strict reader itself --------------------------------------------- */
+
+TEST(qtools_golden)
+{
+	static uint8_t buf[128];
+	static const uint64_t ip[6] = { 0x10000000, 0x10000004, 0x10000008, 0x10000018,
+					0x1000001c, 0x10000020 };
+	static const uint8_t term[6] = { 0, 0, 0x08, 0, 0x80, 0 };
+	size_t n = unhex(golden, buf);
+	struct qtools r;
+	struct qtools_rec rec;
+	int i = 0, rc;
+
+	CHECK(qtools_expect(buf, n, ip, 6, 0x10000024));
+	qtools_init(&r, buf, n);
+	while ((rc = qtools_next(&r, &rec)) == 1 && i < 6) {
+		CHECK_INT(rec.term, term[i]);
+		CHECK_INT(rec.has_ea, i == 1);
+		CHECK(!rec.suffix);
+		i++;
+	}
+	CHECK_INT(rc, 0);
+	CHECK_INT(r.version, 0x07010000);
+}
+
+TEST(qtools_rules)
+{
+	static const struct {
+		const char *hex;
+		int records;		/* read before the end (-1: then an error) */
+		uint64_t last;		/* the last record's address */
+	} cases[] = {
+		/* a header in mid-stream at the address the flow gives: both tools agree */
+		{ "00000000 0001 0002 6000 07010000 0000000010000000 38630001 0001 0000"
+		  "00000000 0001 0002 2000 0000000010000004 38630001 0001 0000", 2, 0x10000004 },
+		/* one without an address moves nothing */
+		{ "00000000 0001 0002 6000 07010000 0000000010000000 38630001 0001 0000"
+		  "00000000 0001 0002 4000 07010000 38630001 0001 0000", 2, 0x10000004 },
+		/* one that moves the address: qtdis and qtreader disagree */
+		{ "00000000 0001 0002 6000 07010000 0000000010000000 38630001 0001 0000"
+		  "00000000 0001 0002 2000 0000000010000100 38630001 0001 0000", -1, 0 },
+		/* IAR change alone is a marker: without the IAR field the flow is +4 */
+		{ "00000000 0001 0002 2000 0000000010000000 48000010 8001 0000 60000000 0001 0000",
+		  2, 0x10000004 },
+		/* the IAR field moves it, with or without the marker */
+		{ "00000000 0001 0002 2000 0000000010000000 48000010 0041 0000 0000000010000040"
+		  "60000000 0001 0000", 2, 0x10000040 },
+		/* after a prefix a 0 word is the suffix, not a header */
+		{ "00000000 0001 0002 2000 0000000010000000 04000000 0001 0000 00000000 0001 0000",
+		  2, 0x10000004 },
+		/* ... so a header there is misread */
+		{ "00000000 0001 0002 2000 0000000010000000 04000000 0001 0000"
+		  "00000000 0001 0002 2000 0000000010000004 60000000 0001 0000", -1, 0 },
+		/* qtreader stops at an unknown termination code */
+		{ "00000000 0001 0002 2000 0000000010000000 41820008 6001 0000 00 00 20", -1, 0 },
+		/* the first header must give the first address */
+		{ "00000000 0001 0002 4000 07010000 38630001 0001 0000", -1, 0 },
+		/* LENGTH and DATA: qtreader versions differ */
+		{ "00000000 0001 0002 2000 0000000010000000 38630001 0101 0000", -1, 0 },
+		/* flags2 byte fields are skipped in qtreader's order */
+		{ "00000000 0001 0002 2000 0000000010000000 38630001 0041 5320 0000000010000008"
+		  "11111111 22 33 44 55 60000000 0001 0000", 2, 0x10000008 },
+		{ "", -1, 0 },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		static uint8_t buf[256];
+		size_t n = unhex(cases[i].hex, buf);
+		struct qtools r;
+		struct qtools_rec rec = { 0 };
+		uint64_t last = 0;
+		int k = 0, rc;
+
+		qtools_init(&r, buf, n);
+		while ((rc = qtools_next(&r, &rec)) == 1) {
+			last = rec.ip;
+			k++;
+		}
+		if (cases[i].records < 0) {
+			CHECK_INT(rc, -1);
+			CHECK(r.error != NULL);
+		} else {
+			CHECK_INT(rc, 0);
+			CHECK_INT(k, cases[i].records);
+			CHECK_HEX(last, cases[i].last);
+		}
+	}
 }
 
 TEST(qtrace_no_room)
@@ -434,6 +531,8 @@ int main(void)
 	RUN(qtrace_x86_vectors);
 	RUN(qtrace_x86_decode_fail);
 	RUN(qtrace_restart_and_resync);
+	RUN(qtools_golden);
+	RUN(qtools_rules);
 	RUN(qtrace_no_room);
 	RUN(qtrace_reader_rejects);
 	RUN(qtrace_reader_accepts_optional_fields);
