@@ -42,8 +42,9 @@ static void utap_wake_reader(bool force)
 		irq_work_queue(&utap_wake_work);
 }
 
-static int utap_transport_write(u16 type, u32 stream, const void *data, size_t len,
-				u32 nprints)
+/* One record; a record that does not fit is counted lost if COUNT. */
+static int utap_transport_put(u16 type, u32 stream, const void *data, size_t len,
+			      u32 nprints, bool count)
 {
 	struct trace_buffer *rb = type == UTAP_REC_STDERR ? utap_msg_rb : utap_data_rb;
 	struct ring_buffer_event *ev;
@@ -53,6 +54,8 @@ static int utap_transport_write(u16 type, u32 stream, const void *data, size_t l
 		return -ENODEV;
 	ev = ring_buffer_lock_reserve(rb, sizeof(*w) + len);
 	if (unlikely(!ev)) {
+		if (!count)
+			return -ENOSPC;
 		if (type == UTAP_REC_STDERR) {
 			atomic64_inc(&utap_lost_msgs);
 		} else {
@@ -78,6 +81,18 @@ static int utap_transport_write(u16 type, u32 stream, const void *data, size_t l
 		atomic64_inc(&utap_sent_records);
 	utap_wake_reader(false);
 	return 0;
+}
+
+static int utap_transport_write(u16 type, u32 stream, const void *data, size_t len,
+				u32 nprints)
+{
+	return utap_transport_put(type, stream, data, len, nprints, true);
+}
+
+/* As utap_transport_write(), for a writer that keeps what did not fit and offers it again. */
+static int utap_transport_try(u16 type, u32 stream, const void *data, size_t len)
+{
+	return utap_transport_put(type, stream, data, len, 0, false);
 }
 
 /* Picks the oldest pending record of all CPUs of both buffers. */

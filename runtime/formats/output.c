@@ -15,21 +15,27 @@
  *                                         other formats send UTAP_TRACE_STEP
  *                                         records and the runner aggregates
  *
- * Per traced thread (struct utap_fmt_thread, in the engine's per-thread
- * state, touched only by that thread):
+ * Per traced thread (struct utap_fmt_thread of stream.h, in the engine's
+ * per-thread state, touched only by that thread):
  *
- *   utap_fmt_thread_init(t, tid)          when tracing of the thread starts
+ *   lost = utap_fmt_thread_start(t, tid)  when tracing of the thread starts:
+ *                                         a new stream, or the thread's open
+ *                                         one goes on (the new window joins
+ *                                         through the last record)
  *   lost = utap_fmt_thread_step(t, step)  after each step
- *   lost = utap_fmt_thread_flush(t, end)  when the thread stops being traced
- *                                         (end: it will not come back), or
- *                                         whenever the batch should go out
+ *   utap_fmt_thread_push(t)               when the thread stops being traced
+ *                                         for now, or may sleep: the batch
+ *                                         goes out if the transport has room
+ *   lost = utap_fmt_thread_end(t)         the thread's stream ends (it exits,
+ *                                         the session stops)
  *
  * Encoded bytes collect in the thread's batch (UTAP_FMT_BATCH bytes) and go
- * to the transport as one UTAP_REC_STREAM record (stream = tid) when the
- * next step might not fit, and at a flush. A record the transport drops
- * (buffer full) loses the steps in it: the functions return how many, for
- * the engine's lost-instruction count, and the encoder resynchronises (the
- * next qtrace record is preceded by a header carrying its address).
+ * to the transport as one UTAP_REC_STREAM record (stream = tid). A batch the
+ * transport has no room for waits in the buffer; steps that find it full
+ * are lost, counted one by one (the functions return how many, for the
+ * engine's lost-instruction count), and the address flow goes on across
+ * them. Only a stream's final batch can be dropped (and counted as a lost
+ * record).
  */
 #ifndef UTAP_FORMATS_OUTPUT_C
 #define UTAP_FORMATS_OUTPUT_C
@@ -38,19 +44,7 @@
 #include "formats/lackey.c"
 #include "formats/stream.c"
 
-#ifndef UTAP_FMT_BATCH
-#define UTAP_FMT_BATCH 1024
-#endif
-
 static int utap_fmt_selected;	/* enum utap_fmt */
-
-struct utap_fmt_thread {
-	struct utap_fmt_stream enc;
-	u32 tid;
-	u32 used;		/* bytes in buf */
-	u32 records;		/* steps whose bytes are in buf */
-	u8 buf[UTAP_FMT_BATCH];
-};
 
 static bool utap_fmt_streaming(void)
 {
@@ -90,60 +84,25 @@ static void utap_itrace_output(struct utap_context *c, const char *name, const c
 	utap_transport_write(UTAP_REC_EVENT, 0, buf, n, 0);
 }
 
-static void utap_fmt_thread_init(struct utap_fmt_thread *t, u32 tid)
+/* A stream batch to the runner; only a final one is counted lost when it does not fit. */
+static int utap_fmt_send(u32 tid, const u8 *buf, u32 len, bool final)
 {
-	utap_fmt_stream_init(&t->enc, READ_ONCE(utap_fmt_selected), UTAP_QT_ISA_HOST);
-	t->tid = tid;
-	t->used = 0;
-	t->records = 0;
+	if (final)
+		return utap_transport_write(UTAP_REC_STREAM, tid, buf, len, 0);
+	return utap_transport_try(UTAP_REC_STREAM, tid, buf, len);
 }
 
-/* Send the batch; the steps in it if the transport dropped it. */
-static u32 utap_fmt_thread_send(struct utap_fmt_thread *t)
+/* Tracing of thread TID starts: its stream goes on, or a new one begins. */
+static u32 utap_fmt_thread_start(struct utap_fmt_thread *t, u32 tid)
 {
-	u32 lost = 0;
+	int fmt = READ_ONCE(utap_fmt_selected);
+	u32 lost;
 
-	if (!t->used)
+	if (utap_fmt_thread_goes_on(t, fmt, tid))
 		return 0;
-	if (utap_transport_write(UTAP_REC_STREAM, t->tid, t->buf, t->used, 0)) {
-		lost = t->records;
-		utap_fmt_stream_resync(&t->enc);
-	}
-	t->used = 0;
-	t->records = 0;
+	lost = utap_fmt_thread_end(t);	/* another stream (an exec changed the tid) */
+	utap_fmt_thread_begin(t, fmt, UTAP_QT_ISA_HOST, tid, utap_fmt_send);
 	return lost;
-}
-
-static u32 utap_fmt_thread_step(struct utap_fmt_thread *t, const struct utap_trace_step *s)
-{
-	u32 lost = 0;
-	int n;
-
-	if (sizeof(t->buf) - t->used < UTAP_FMT_STEP_MAX)
-		lost = utap_fmt_thread_send(t);
-	n = utap_fmt_stream_step(&t->enc, s, t->buf + t->used, sizeof(t->buf) - t->used);
-	if (n > 0) {
-		t->used += n;
-		t->records++;	/* one record per step (qtrace: the previous one) */
-	}
-	return lost;
-}
-
-static u32 utap_fmt_thread_flush(struct utap_fmt_thread *t, bool end)
-{
-	u32 lost = 0;
-	int n;
-
-	if (end) {
-		if (sizeof(t->buf) - t->used < UTAP_FMT_STEP_MAX)
-			lost = utap_fmt_thread_send(t);
-		n = utap_fmt_stream_flush(&t->enc, t->buf + t->used, sizeof(t->buf) - t->used);
-		if (n > 0) {
-			t->used += n;
-			t->records++;
-		}
-	}
-	return lost + utap_fmt_thread_send(t);
 }
 
 #endif /* UTAP_FORMATS_OUTPUT_C */

@@ -144,8 +144,3 @@ int utap_qt_flush(struct utap_qt *q, u8 *out, size_t room)
 	q->need_hdr = 1;
 	return n;
 }
-
-void utap_qt_resync(struct utap_qt *q)
-{
-	q->need_hdr = 1;
-}

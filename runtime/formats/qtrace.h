@@ -17,7 +17,8 @@
  * A record describes instruction N but its next-address field belongs to
  * N+1, so the encoder keeps one step of look-ahead: a step is written when
  * its successor arrives (or at flush). Without a next address a reader
- * assumes N+4.
+ * assumes N+4. A stream has one header: the address flow goes on through
+ * the records across gaps (see utap_qt_flush()).
  *
  * Two instruction-set forms:
  *
@@ -121,19 +122,19 @@ void utap_qt_init(struct utap_qt *q, unsigned int isa);
 int utap_qt_step(struct utap_qt *q, const struct utap_trace_step *s, u8 *out, size_t room);
 
 /*
- * Write the pending step (its next address: its own next_ip if known, else
- * the sequential one) and end the run: the next step starts with a header
- * again, carrying its address. Used when tracing of the thread stops.
- * Returns bytes written (0 if nothing was pending) or -ENOSPC.
+ * The stream ends: write the pending step (its next address: its own
+ * next_ip if known, else the sequential one). A step after this starts a
+ * new stream, with a header again. Returns bytes written (0 if nothing was
+ * pending) or -ENOSPC.
+ *
+ * Tracing that stops and starts again is not an end: keep feeding the same
+ * encoder, and the pending step's record carries the address where tracing
+ * resumed (IAR change, termination code 0x10 if it was not a branch), the
+ * way qtrace writers mark any discontinuity; readers follow the address flow
+ * through records only (qtdis shows the record after a mid-stream header at
+ * the address the record before it points to).
  */
 int utap_qt_flush(struct utap_qt *q, u8 *out, size_t room);
-
-/*
- * Bytes already returned were lost (a full transport dropped them): the
- * next record is preceded by a header that carries its address, so a
- * reader that honours headers finds its place again.
- */
-void utap_qt_resync(struct utap_qt *q);
 
 /* The header record for a trace whose first instruction is at FIRST_IP (22 bytes). */
 size_t utap_qt_header(u8 *out, u64 first_ip);

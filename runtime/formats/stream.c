@@ -63,8 +63,80 @@ int utap_fmt_stream_flush(struct utap_fmt_stream *st, u8 *out, size_t room)
 	return st->fmt == UTAP_FMT_QTRACE ? utap_qt_flush(&st->qt, out, room) : 0;
 }
 
-void utap_fmt_stream_resync(struct utap_fmt_stream *st)
+void utap_fmt_thread_begin(struct utap_fmt_thread *t, int fmt, unsigned int isa, u32 tid,
+			   utap_fmt_send_t send)
 {
-	if (st->fmt == UTAP_FMT_QTRACE)
-		utap_qt_resync(&st->qt);
+	utap_fmt_stream_init(&t->enc, fmt, isa);
+	t->send = send;
+	t->tid = tid;
+	t->used = 0;
+	t->records = 0;
+	t->open = true;
+}
+
+bool utap_fmt_thread_goes_on(const struct utap_fmt_thread *t, int fmt, u32 tid)
+{
+	return t->open && t->enc.fmt == fmt && t->tid == tid;
+}
+
+/* The batch out; false if it stays (no room in the transport, and not FINAL). */
+static bool utap_fmt_thread_send(struct utap_fmt_thread *t, bool final)
+{
+	if (t->used && t->send(t->tid, t->buf, t->used, final) && !final)
+		return false;
+	t->used = 0;
+	t->records = 0;
+	return true;
+}
+
+static bool utap_fmt_thread_room(struct utap_fmt_thread *t)
+{
+	return sizeof(t->buf) - t->used >= UTAP_FMT_STEP_MAX || utap_fmt_thread_send(t, false);
+}
+
+u32 utap_fmt_thread_step(struct utap_fmt_thread *t, const struct utap_trace_step *s)
+{
+	int n;
+
+	if (!t->open)
+		return 0;
+	/* a step that finds no room never reaches the encoder: its predecessor joins across */
+	if (!utap_fmt_thread_room(t))
+		return 1;
+	n = utap_fmt_stream_step(&t->enc, s, t->buf + t->used, sizeof(t->buf) - t->used);
+	if (n > 0) {
+		t->used += n;
+		t->records++;	/* one record per step (qtrace: the previous one) */
+	}
+	return 0;
+}
+
+void utap_fmt_thread_push(struct utap_fmt_thread *t)
+{
+	if (t->open)
+		utap_fmt_thread_send(t, false);
+}
+
+u32 utap_fmt_thread_end(struct utap_fmt_thread *t)
+{
+	u32 lost = 0, records;
+	int n = 0;
+
+	if (!t->open)
+		return 0;
+	t->open = false;
+	if (utap_fmt_thread_room(t))
+		n = utap_fmt_stream_flush(&t->enc, t->buf + t->used, sizeof(t->buf) - t->used);
+	else
+		lost = t->enc.fmt == UTAP_FMT_QTRACE && t->enc.qt.have;	/* the held-back step */
+	if (n > 0) {
+		t->used += n;
+		t->records++;
+	}
+	records = t->records;
+	if (t->used && t->send(t->tid, t->buf, t->used, true))
+		lost += records;
+	t->used = 0;
+	t->records = 0;
+	return lost;
 }

@@ -367,6 +367,7 @@ static void utap_itrace_stop(void)
 			continue;
 		if (test_and_clear_bit(IT_STARTED, &st->bits))
 			utap_it_out_stop(st);
+		utap_it_out_end(st);
 		utap_it_proc_put(st->proc);
 		st->proc = NULL;
 		utap_it_unhash(st);

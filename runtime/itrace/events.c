@@ -492,6 +492,7 @@ static void utap_it_exit(void *data, struct task_struct *p)
 	if (!st)
 		return;
 	utap_it_stop(st, task_pt_regs(current), 0, 0);
+	utap_it_out_end(st);
 	utap_it_proc_put(st->proc);
 	st->proc = NULL;
 	utap_it_unhash(st);

@@ -96,7 +96,7 @@ static void utap_it_out_thread(struct utap_itask *st, bool on)
 	utap_it_out_record(st, &r, sizeof(r));
 }
 
-/* The thread's trace starts, in the format chosen now. */
+/* The thread's trace starts, in the format chosen now (a stream may go on). */
 static void utap_it_out_start(struct utap_itask *st)
 {
 	st->ofmt = READ_ONCE(utap_fmt_selected);
@@ -104,16 +104,19 @@ static void utap_it_out_start(struct utap_itask *st)
 	st->olen = 0;
 	st->osteps = 0;
 	if (st->okind == UTAP_IT_OUT_STREAM)
-		utap_fmt_thread_init(&st->fmt, st->tid);
+		utap_it_lose(st, utap_fmt_thread_start(&st->fmt, st->tid), false);
 	else if (st->okind == UTAP_IT_OUT_RECORDS)
 		utap_it_out_thread(st, true);
 }
 
-/* The thread's trace stops (for now): what is held back goes out. */
+/*
+ * The thread's trace stops (for now): what is encoded goes out. A stream
+ * keeps its last step, whose record will point to where tracing resumes.
+ */
 static void utap_it_out_stop(struct utap_itask *st)
 {
 	if (st->okind == UTAP_IT_OUT_STREAM) {
-		utap_it_lose(st, utap_fmt_thread_flush(&st->fmt, true), false);
+		utap_fmt_thread_push(&st->fmt);
 	} else if (st->okind == UTAP_IT_OUT_RECORDS) {
 		utap_it_out_lost(st);
 		utap_it_out_thread(st, false);
@@ -122,13 +125,17 @@ static void utap_it_out_stop(struct utap_itask *st)
 	st->okind = UTAP_IT_OUT_NONE;
 }
 
+/* The thread's stream ends (it exits, the session stops): its last record goes out. */
+static void utap_it_out_end(struct utap_itask *st)
+{
+	utap_it_lose(st, utap_fmt_thread_end(&st->fmt), false);
+}
+
 /* What the thread has buffered goes out now (it may sleep a while). */
 static void utap_it_out_flush(struct utap_itask *st)
 {
-	if (st->okind == UTAP_IT_OUT_STREAM)
-		utap_it_lose(st, utap_fmt_thread_flush(&st->fmt, false), false);
-	else
-		utap_it_out_send(st);
+	utap_fmt_thread_push(&st->fmt);
+	utap_it_out_send(st);
 }
 
 static void utap_it_out_step(struct utap_itask *st, const struct utap_trace_step *s)

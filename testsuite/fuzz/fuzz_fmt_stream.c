@@ -1,18 +1,22 @@
 /*
  * fuzz_fmt_stream.c - libFuzzer target for the streaming encoders
- * (runtime/formats/): the input is a program of steps, flushes and
- * resyncs; the encoders run it in small output windows, and the qtrace
- * reader must read back exactly the steps, in order, each with the right
- * successor (the next step's address, or at a flush its own next_ip, else
- * the sequential address), with a termination code that matches the step's
- * flags; the lackey text must have one well-formed line per step.
+ * (runtime/formats/): the input is a program of steps, flushes and lost
+ * steps; the encoders run it in small output windows, and the qtrace reader
+ * must read back exactly the steps, in order, each with the right successor
+ * (the next step's address, or at a flush its own next_ip, else the
+ * sequential address), with a termination code that matches the step's
+ * flags; the lackey text must have one well-formed line per step. Unless a
+ * flush ended the stream before its last step, qtrace-tools' reading
+ * (qtools_read.h) must give the same addresses.
  *
- * Each 16-byte chunk of input: op (2 bits: step, step, flush, resync), isa
- * and flags, a length, then the address as 8 bytes and the first instruction
- * bytes. Addresses stay in a small window so that sequential runs occur.
+ * Each 16-byte chunk of input: op (2 bits: step, step, flush, a step that is
+ * lost before the encoder sees it), isa and flags, a length, then the address
+ * as 8 bytes and the first instruction bytes. Addresses stay in a small
+ * window so that sequential runs occur.
  */
 #include "formats/stream.h"
 #include "formats/qtrace_read.h"
+#include "qtools_read.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct utap_trace_step prev = { 0 };
 	unsigned int isa = size ? data[0] % 3 : 0;
 	size_t n = 0, tn = 0, nw = 0;
-	bool have = false;
+	bool have = false, ended = false, restarted = false;
 
 	utap_fmt_stream_init(&qs, UTAP_FMT_QTRACE, isa);
 	utap_fmt_stream_init(&ls, UTAP_FMT_LACKEY, isa);
@@ -58,11 +62,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (have)
 				want[nw - 1].next = prev.next_ip ? prev.next_ip : seq(isa, &prev);
 			n += r;
+			ended = ended || have;
 			have = false;
-			continue;
-		}
-		if (op == 3) {
-			utap_fmt_stream_resync(&qs);
 			continue;
 		}
 		memcpy(&a, c + 4, 8);
@@ -72,6 +73,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		s.next_ip = (c[0] & 4) ? 0x400000 + c[13] % 64 : 0;
 		s.ea = a;
 		memcpy(s.bytes, c + 12, 4);
+		if (op == 3)
+			continue;	/* lost: the pending step's record will point past it */
+		restarted = restarted || ended;	/* a new stream, with a header */
 		if (have)
 			want[nw - 1].next = s.ip;
 		want[nw++] = (struct expect){ s.ip, 0 };
@@ -112,6 +116,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			k++;
 		}
 		if (rc != 0 || k != nw)
+			FAIL();
+	}
+	/* as qtrace-tools read it: the same addresses, while the stream went on */
+	if (!restarted) {
+		struct qtools rd;
+		struct qtools_rec rec;
+		size_t k = 0;
+		int rc;
+
+		qtools_init(&rd, out, n);
+		while ((rc = qtools_next(&rd, &rec)) == 1) {
+			if (k >= nw || rec.ip != want[k].ip || rec.next != want[k].next)
+				FAIL();
+			k++;
+		}
+		if (rc != (n ? 0 : -1) || k != nw)
 			FAIL();
 	}
 	/* one lackey line per step */

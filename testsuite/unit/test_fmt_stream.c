@@ -12,6 +12,7 @@
 #include "formats/stream.h"
 #include "formats/qtrace_read.h"
 #include "qtools_read.h"
+#include "../vm/formats/fmtrun.h"
 
 static struct utap_trace_step mk(uint64_t ip, const char *hex, uint16_t flags, uint64_t ea)
 {
@@ -264,44 +265,366 @@ TEST(qtrace_x86_decode_fail)
 		     "90000000 0041 0000 0000000000001008");
 }
 
-/* after a flush (thread stopped) or a loss, a header gives the next record's address */
-TEST(qtrace_restart_and_resync)
+/* ---- windows: tracing that stops and starts again --------------------- */
+
+/* Steps I of the fmtrun program (testsuite/vm/formats/fmtrun.h), on thread 42. */
+static size_t run_steps(struct utap_trace_step *s, uint64_t *ips, const unsigned int *idx,
+			size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		utap_fmtrun_step(&s[i], idx[i], 42, false);
+		ips[i] = s[i].ip;
+	}
+	return n;
+}
+
+/* The steps through one encoder, nothing between windows, then the end. */
+static void encode(struct utap_qt *q, struct out *o, const struct utap_trace_step *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		feed(q, o, &s[i]);
+	flush(q, o);
+}
+
+/* Steps IDX (N of them, at most 18) of the fmtrun program as one x86 stream into O. */
+static void encode_run(struct out *o, const unsigned int *idx, size_t n, uint64_t *ips)
+{
+	struct utap_trace_step s[18];
+	struct utap_qt q;
+
+	o->n = 0;
+	utap_qt_init(&q, UTAP_QT_ISA_X86);
+	encode(&q, o, s, run_steps(s, ips, idx, n));
+}
+
+TEST(qtrace_window_one)
+{
+	static const unsigned int idx[] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+					    16, 17 };
+	uint64_t ips[18];
+	struct out o;
+
+	encode_run(&o, idx, 18, ips);
+	CHECK(qtools_expect(o.buf, o.n, ips, 18, 0x401024));
+}
+
+/*
+ * Two windows: xor add dec, then (tracing off, the loop runs on, on again)
+ * test je mov. The record of dec carries the address of test, with IAR
+ * change and the code of a discontinuity that is not a branch, as qtrace's
+ * writer marks any jump; there is no second header.
+ */
+TEST(qtrace_windows_two)
+{
+	static const unsigned int idx[] = { 2, 3, 4, 13, 14, 15 };
+	uint64_t ips[6];
+	struct out o;
+
+	encode_run(&o, idx, 6, ips);
+	check_bytes(&o, "00000000 0001 0002 6000 07010000 0000000000401000"
+		     "31c00000 0041 0000 0000000000401002"
+		     "4801f800 0041 0000 0000000000401005"
+		     "48ffcf00 e041 0000 00 00 10 0000000000401015"
+		     "4885c000 0041 0000 0000000000401018"
+		     "74030000 6041 0000 00 00 80 000000000040101a"
+		     "4889c700 0041 0000 000000000040101d");
+	CHECK(qtools_expect(o.buf, o.n, ips, 6, 0x40101d));
+}
+
+/*
+ * Three windows, each somewhere else: the end of f (a ret), then g in a
+ * library far away (ends on a plain instruction), then f again from its
+ * entry. Every record where it ran; the joins are a return (0x08) and a
+ * discontinuity (0x10).
+ */
+TEST(qtrace_windows_three_jump)
+{
+	const uint16_t BR = UTAP_STEP_BRANCH;
+	struct utap_trace_step s[] = {
+		mk(0x401170, "4885ff", 0, 0),			/* f: test %rdi,%rdi */
+		mk(0x401173, "7e2b", BR | UTAP_STEP_COND, 0),	/* jle, not taken */
+		mk(0x401175, "c3", BR | UTAP_STEP_RET, 0),	/* ret: tracing stops */
+		mk(0x7f0012345000, "55", 0, 0),			/* g: push %rbp */
+		mk(0x7f0012345001, "4889e5", 0, 0),		/* mov %rsp,%rbp */
+		mk(0x7f0012345004, "488b4708", 0, 0x7ffd0010),	/* mov 0x8(%rdi),%rax: stops */
+		mk(0x401170, "4885ff", 0, 0),			/* f again */
+		mk(0x401173, "7e2b", BR | UTAP_STEP_COND, 0),
+	};
+	static const uint8_t term[] = { 0, 0x80, 0x08, 0, 0, 0x10, 0, 0x80 };
+	uint64_t ips[ARRAY_SIZE(s)];
+	struct utap_qt q;
+	struct out o = { .n = 0 };
+	struct qtools r;
+	struct qtools_rec rec;
+	size_t k = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(s); i++)
+		ips[i] = s[i].ip;
+	s[7].next_ip = 0x4011a0;	/* jle taken, known at the end */
+	utap_qt_init(&q, UTAP_QT_ISA_X86);
+	encode(&q, &o, s, ARRAY_SIZE(s));
+	CHECK(qtools_expect(o.buf, o.n, ips, ARRAY_SIZE(s), 0x4011a0));
+	qtools_init(&r, o.buf, o.n);
+	while (qtools_next(&r, &rec) == 1 && k < ARRAY_SIZE(s)) {
+		CHECK_INT(rec.term, term[k]);
+		CHECK_INT((rec.flags & QT_IAR_CHANGE) != 0, k == 2 || k == 5 || k == 7);
+		CHECK_INT(rec.has_ea, k == 5);
+		k++;
+	}
+	CHECK_INT(k, ARRAY_SIZE(s));
+}
+
+/* Windows of one instruction, the first one included. */
+TEST(qtrace_window_single)
+{
+	struct utap_trace_step s[] = {
+		mk(0x401000, "90", 0, 0),
+		mk(0x402000, "90", 0, 0),
+		mk(0x401000, "90", 0, 0),
+		mk(0x401001, "c3", UTAP_STEP_BRANCH | UTAP_STEP_RET, 0),
+		mk(0x403000, "90", 0, 0),
+	};
+	uint64_t ips[ARRAY_SIZE(s)];
+	struct utap_qt q;
+	struct out o = { .n = 0 };
+
+	for (size_t i = 0; i < ARRAY_SIZE(s); i++)
+		ips[i] = s[i].ip;
+	utap_qt_init(&q, UTAP_QT_ISA_X86);
+	encode(&q, &o, s, ARRAY_SIZE(s));
+	CHECK(qtools_expect(o.buf, o.n, ips, ARRAY_SIZE(s), 0x403001));
+
+	/* a stream of a single one-instruction window */
+	o.n = 0;
+	utap_qt_init(&q, UTAP_QT_ISA_X86);
+	encode(&q, &o, s + 1, 1);
+	check_bytes(&o, "00000000 0001 0002 6000 07010000 0000000000402000"
+		     "90000000 0041 0000 0000000000402001");
+	CHECK(qtools_expect(o.buf, o.n, ips + 1, 1, 0x402001));
+}
+
+/* The native form: +4 sequencing, so only the join carries an address. */
+TEST(qtrace_windows_native)
+{
+	struct utap_trace_step g[6], s[4];
+	uint64_t ips[4];
+	struct utap_qt q;
+	struct out o = { .n = 0 };
+
+	golden_steps(g, false);
+	s[0] = g[0];	/* addi, ld | cmpdi, beq */
+	s[1] = g[1];
+	s[2] = g[3];
+	s[3] = g[4];
+	for (int i = 0; i < 4; i++)
+		ips[i] = s[i].ip;
+	utap_qt_init(&q, UTAP_QT_ISA_BE4);
+	encode(&q, &o, s, 4);
+	check_bytes(&o, "00000000 0001 0002 6000 07010000 0000000010000000"
+		     "38630001 0001 0000"
+		     "e8810008 e841 0000 00 00 10 000000007fff0008 0000000010000018"
+		     "2c230000 0001 0000"
+		     "41820008 6001 0000 00 00 80");
+	CHECK(qtools_expect(o.buf, o.n, ips, 4, 0x10000020));
+}
+
+/*
+ * Why a window must not end the stream: ending it and starting a new one
+ * writes a header in mid-stream; qtreader takes its address for the next
+ * record, qtdis the address the record before points to, so the strict
+ * reader refuses the file (utap's own reader follows the header).
+ */
+TEST(qtrace_restart_is_misread)
 {
 	struct utap_trace_step a = mk(0x2000, "90", 0, 0);
 	struct utap_trace_step b = mk(0x3000, "90", 0, 0);
-	struct utap_trace_step c = mk(0x3001, "90", 0, 0);
-	struct utap_trace_step d = mk(0x3002, "90", 0, 0);
 	struct utap_qt q;
 	struct out o = { .n = 0 };
-	struct qt_reader r;
-	struct qt_rec rec;
-	uint64_t seen[4];
-	int n = 0;
+	struct qtools r;
+	struct qtools_rec rec;
+	struct qt_reader u;
+	struct qt_rec urec;
+	int rc;
 
 	utap_qt_init(&q, UTAP_QT_ISA_X86);
-	feed(&q, &o, &a);
-	flush(&q, &o);		/* off ... */
-	feed(&q, &o, &b);	/* ... on elsewhere */
-	feed(&q, &o, &c);
-	utap_qt_resync(&q);	/* what came back so far was lost */
-	feed(&q, &o, &d);
-	flush(&q, &o);
+	encode(&q, &o, &a, 1);
+	encode(&q, &o, &b, 1);
 	check_bytes(&o, "00000000 0001 0002 6000 07010000 0000000000002000"
 		     "90000000 0041 0000 0000000000002001"
 		     "00000000 0001 0002 6000 07010000 0000000000003000"
-		     "90000000 0041 0000 0000000000003001"
-		     "00000000 0001 0002 6000 07010000 0000000000003001"
-		     "90000000 0041 0000 0000000000003002"
-		     "90000000 0041 0000 0000000000003003");
-	qt_reader_init(&r, o.buf, o.n);
-	while (qt_next(&r, &rec) == 1 && n < 4)
-		seen[n++] = rec.ip;
-	CHECK_INT(n, 4);
-	CHECK_HEX(seen[0], 0x2000);
-	CHECK_HEX(seen[1], 0x3000);
-	CHECK_HEX(seen[2], 0x3001);
-	CHECK_HEX(seen[3], 0x3002);
-	CHECK_INT(r.headers, 3);
+		     "90000000 0041 0000 0000000000003001");
+	qtools_init(&r, o.buf, o.n);
+	CHECK_INT(qtools_next(&r, &rec), 1);
+	CHECK_INT(qtools_next(&r, &rec), -1);
+	CHECK_INT(r.error_off, 38);
+	CHECK(r.error && strstr(r.error, "qtdis at 0x2001"));
+	qt_reader_init(&u, o.buf, o.n);
+	while ((rc = qt_next(&u, &urec)) == 1)
+		;
+	CHECK_INT(rc, 0);
+	CHECK_HEX(urec.ip, 0x3000);
+}
+
+/* ---- the thread's batch, over a transport that can be full ---------------- */
+
+static struct {
+	uint8_t data[1 << 16];
+	size_t n;
+	unsigned int refuse;		/* the next sends that find no room */
+	bool refuse_final;
+	unsigned int sends, refused;
+	uint32_t tid;
+} tr;
+
+static int fake_send(u32 tid, const u8 *buf, u32 len, bool final)
+{
+	tr.sends++;
+	tr.tid = tid;
+	if (tr.refuse || (final && tr.refuse_final)) {
+		if (tr.refuse)
+			tr.refuse--;
+		tr.refused++;
+		return -ENOSPC;
+	}
+	CHECK(tr.n + len <= sizeof(tr.data));
+	if (tr.n + len <= sizeof(tr.data)) {
+		memcpy(tr.data + tr.n, buf, len);
+		tr.n += len;
+	}
+	return 0;
+}
+
+static struct utap_fmt_thread ft;
+
+/*
+ * Feed N steps of the fmtrun program over and over; steps from index FULL on
+ * find the transport full for REFUSE sends. The addresses of the steps that
+ * were not lost go to IPS; returns the number lost.
+ */
+static u32 batch_run(size_t n, size_t full, unsigned int refuse, uint64_t *ips, size_t *nips)
+{
+	struct utap_trace_step s;
+	u32 lost = 0;
+
+	*nips = 0;
+	for (size_t i = 0; i < n; i++) {
+		u32 l;
+
+		if (i == full)
+			tr.refuse = refuse;
+		utap_fmtrun_step(&s, (unsigned int)(i % UTAP_FMTRUN_STEPS), 42, false);
+		l = utap_fmt_thread_step(&ft, &s);
+		if (!l)
+			ips[(*nips)++] = s.ip;
+		lost += l;
+	}
+	return lost;
+}
+
+/* Windows through the batch: pushed at each stop, joined at each start. */
+TEST(stream_batch_windows)
+{
+	static const unsigned int idx[] = { 0, 1, 2, 12, 13, 16, 17 };
+	struct utap_trace_step s[7];
+	uint64_t ips[7];
+
+	memset(&tr, 0, sizeof(tr));
+	run_steps(s, ips, idx, 7);
+	utap_fmt_thread_begin(&ft, UTAP_FMT_QTRACE, UTAP_QT_ISA_X86, 42, fake_send);
+	for (int i = 0; i < 7; i++) {
+		CHECK_INT(utap_fmt_thread_step(&ft, &s[i]), 0);
+		if (i == 2 || i == 4) {		/* itrace_off(), then itrace_on() */
+			utap_fmt_thread_push(&ft);
+			CHECK(utap_fmt_thread_goes_on(&ft, UTAP_FMT_QTRACE, 42));
+		}
+	}
+	CHECK(!utap_fmt_thread_goes_on(&ft, UTAP_FMT_QTRACE, 43));
+	CHECK(!utap_fmt_thread_goes_on(&ft, UTAP_FMT_LACKEY, 42));
+	CHECK_INT(tr.sends, 2);		/* the records so far: all but the held-back one */
+	CHECK_INT(utap_fmt_thread_end(&ft), 0);
+	CHECK(!ft.open);
+	CHECK_INT(tr.tid, 42);
+	CHECK(qtools_expect(tr.data, tr.n, ips, 7, 0x401024));
+	CHECK_INT(utap_fmt_thread_end(&ft), 0);		/* ended once */
+	CHECK_INT(utap_fmt_thread_step(&ft, &s[0]), 0);	/* nothing after the end */
+	CHECK_INT(tr.sends, 3);
+}
+
+/*
+ * A full transport: the batch waits in the buffer and goes out later, the
+ * steps that find it full are lost one by one, and the record before the
+ * gap carries the address after it. Every record that arrives is where its
+ * instruction ran, in one stream with one header.
+ */
+TEST(stream_batch_lost_gap)
+{
+	static uint64_t ips[2000];
+	size_t nips;
+	u32 lost;
+
+	memset(&tr, 0, sizeof(tr));
+	utap_fmt_thread_begin(&ft, UTAP_FMT_QTRACE, UTAP_QT_ISA_X86, 42, fake_send);
+	lost = batch_run(2000, 300, 37, ips, &nips);
+	CHECK_INT(lost, 37);		/* one step per refused send */
+	CHECK_INT(tr.refused, 37);
+	CHECK_INT(nips, 2000 - 37);
+	CHECK_INT(utap_fmt_thread_end(&ft), 0);
+	CHECK(qtools_expect(tr.data, tr.n, ips, nips, 0));
+
+	/* lackey: the lines of the steps that were not lost */
+	memset(&tr, 0, sizeof(tr));
+	utap_fmt_thread_begin(&ft, UTAP_FMT_LACKEY, 0, 42, fake_send);
+	lost = batch_run(500, 100, 5, ips, &nips);
+	CHECK_INT(lost, 5);
+	CHECK_INT(utap_fmt_thread_end(&ft), 0);
+	CHECK_INT(tr.n, (500 - 5) * 14);
+}
+
+/* Read back what arrived: the first K steps of IPS, each at its address; K. */
+static size_t batch_arrived(const uint64_t *ips)
+{
+	struct qtools r;
+	struct qtools_rec rec;
+	size_t k = 0;
+
+	qtools_init(&r, tr.data, tr.n);
+	while (qtools_next(&r, &rec) == 1) {
+		CHECK_HEX(rec.ip, ips[k]);
+		k++;
+	}
+	CHECK(r.error == NULL);
+	return k;
+}
+
+/* At the end nothing waits: a final batch without room is lost, and counted. */
+TEST(stream_batch_end_full)
+{
+	static uint64_t ips[200];
+	struct utap_trace_step s;
+	size_t nips;
+	u32 lost;
+
+	memset(&tr, 0, sizeof(tr));
+	utap_fmt_thread_begin(&ft, UTAP_FMT_QTRACE, UTAP_QT_ISA_X86, 42, fake_send);
+	CHECK_INT(batch_run(100, 0, 0, ips, &nips), 0);
+	CHECK(ft.records > 0 && tr.n > 0);
+	tr.refuse_final = true;
+	lost = utap_fmt_thread_end(&ft);
+	CHECK_INT(lost, 100 - batch_arrived(ips));
+	CHECK(lost > 0);
+
+	/* the buffer full at the end and no room: the held-back step is lost */
+	memset(&tr, 0, sizeof(tr));
+	utap_fmt_thread_begin(&ft, UTAP_FMT_QTRACE, UTAP_QT_ISA_X86, 42, fake_send);
+	for (nips = 0; sizeof(ft.buf) - ft.used >= UTAP_FMT_STEP_MAX; nips++) {
+		utap_fmtrun_step(&s, (unsigned int)(nips % UTAP_FMTRUN_STEPS), 42, false);
+		ips[nips] = s.ip;
+		CHECK_INT(utap_fmt_thread_step(&ft, &s), 0);
+	}
+	CHECK_INT(tr.sends, 0);
+	tr.refuse = 1;
+	CHECK_INT(utap_fmt_thread_end(&ft), 1);
+	CHECK_INT(batch_arrived(ips), nips - 1);
 }
 
 /* ---- the strict reader itself --------------------------------------------- */
@@ -530,7 +853,15 @@ int main(void)
 	RUN(qtrace_golden_read);
 	RUN(qtrace_x86_vectors);
 	RUN(qtrace_x86_decode_fail);
-	RUN(qtrace_restart_and_resync);
+	RUN(qtrace_window_one);
+	RUN(qtrace_windows_two);
+	RUN(qtrace_windows_three_jump);
+	RUN(qtrace_window_single);
+	RUN(qtrace_windows_native);
+	RUN(qtrace_restart_is_misread);
+	RUN(stream_batch_windows);
+	RUN(stream_batch_lost_gap);
+	RUN(stream_batch_end_full);
 	RUN(qtools_golden);
 	RUN(qtools_rules);
 	RUN(qtrace_no_room);

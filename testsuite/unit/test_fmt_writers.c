@@ -379,6 +379,44 @@ TEST(streams_per_thread)
 	free(f8);
 }
 
+/*
+ * The runner's qtrace of a thread traced in windows (thread off, on again
+ * elsewhere, a one-instruction window, steps reported lost): one stream with
+ * one header, every record where qtrace-tools put it = where it ran, as the
+ * module writes it.
+ */
+TEST(streams_windows)
+{
+	static const int win[] = { 0, 1, 2, 3, -1, 12, 13, 14, -2, 16, -1, 5, -1, 17 };
+	char *base = path_in(dir, "win.qt"), *f7 = path_in(dir, "win.qt.7"), *data;
+	struct pbuf b = { 0 };
+	struct tout_stats st;
+	uint64_t ips[ARRAY_SIZE(win)];
+	size_t n = 0, len;
+
+	pb_map(&b, 100, 0x401000, 0x402000, 0x1000, 0, bin);
+	pb_thread(&b, 7, 100, true);
+	for (size_t i = 0; i < ARRAY_SIZE(win); i++) {
+		if (win[i] == -1) {		/* itrace_off(), then itrace_on() */
+			pb_thread(&b, 7, 100, false);
+			pb_thread(&b, 7, 100, true);
+		} else if (win[i] == -2) {	/* steps the engine could not send */
+			pb_lost(&b, 7, 1);
+		} else {
+			ips[n++] = pb_run_step(&b, (unsigned int)win[i], 7, false);
+		}
+	}
+	pb_thread(&b, 7, 100, false);
+	CHECK_INT(write_fmt(UTAP_FMT_QTRACE, base, &b, &st), 0);
+	CHECK_INT(st.lost, 1);
+	data = slurp(f7, &len);
+	CHECK(data && qtools_expect(data, len, ips, n, 0x401024));
+	free(data);
+	pb_free(&b);
+	free(base);
+	free(f7);
+}
+
 /* lost steps, unknown kinds and broken records are counted, not fatal */
 TEST(records_robust)
 {
@@ -478,6 +516,7 @@ int main(void)
 	RUN(lcov_unexecuted);
 	RUN(drcov_exact_and_read);
 	RUN(streams_per_thread);
+	RUN(streams_windows);
 	RUN(records_robust);
 	RUN(unmapped_steps);
 	RUN(newline_in_path);

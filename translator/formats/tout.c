@@ -602,8 +602,13 @@ static uint8_t *stream_room(struct tout *t, struct tthr *th)
 	return th->obuf + th->olen;
 }
 
-/* The thread stops (or lost steps): the pending step goes out with what is known. */
-static void thread_gap(struct tout *t, struct tthr *th)
+/*
+ * The thread stops (or lost steps): the pending step goes out with what is
+ * known. A stream writes what it has; its encoder keeps the last step until
+ * the thread's next step, whose address that record then carries (the way
+ * the module joins windows), or until the END of the run.
+ */
+static void thread_gap(struct tout *t, struct tthr *th, bool end)
 {
 	if (th->have) {
 		process(t, th, &th->pend, th->pend.next_ip);
@@ -611,8 +616,8 @@ static void thread_gap(struct tout *t, struct tthr *th)
 	}
 	bb_end(t, th);
 	if (utap_fmt_is_stream(t->o.format)) {
-		uint8_t *p = stream_room(t, th);
-		int n = p ? utap_fmt_stream_flush(&th->enc, p, UTAP_FMT_STEP_MAX) : -1;
+		uint8_t *p = end ? stream_room(t, th) : NULL;
+		int n = p ? utap_fmt_stream_flush(&th->enc, p, UTAP_FMT_STEP_MAX) : 0;
 
 		if (n > 0)
 			th->olen += (size_t)n;
@@ -701,7 +706,7 @@ void tout_feed(struct tout *t, const void *payload, size_t len)
 				th->pid = r.pid;
 			th->last_map = SIZE_MAX;
 			if (!r.on)
-				thread_gap(t, th);
+				thread_gap(t, th, false);
 			break;
 		}
 		case UTAP_TRACE_LOST: {
@@ -714,7 +719,7 @@ void tout_feed(struct tout *t, const void *payload, size_t len)
 			t->st.lost += r.count;
 			th = thread(t, r.tid);
 			if (th && r.count)
-				thread_gap(t, th);
+				thread_gap(t, th, false);
 			break;
 		}
 		default:
@@ -852,7 +857,7 @@ int tout_close(struct tout *t, struct tout_stats *st, char *err, size_t errsize)
 	if (errsize)
 		err[0] = 0;
 	for (size_t i = 0; i < t->nthr; i++)
-		thread_gap(t, &t->thr[i]);
+		thread_gap(t, &t->thr[i], true);
 	/* calls that never returned get the cost up to the end, as callgrind does */
 	for (size_t i = 0; i < t->nthr; i++) {
 		struct tthr *th = &t->thr[i];

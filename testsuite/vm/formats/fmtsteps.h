@@ -12,7 +12,8 @@
  *                                  runner's writers
  *   utap_t_flood(tid, n)           N steps (the run over and over) through
  *                                  the encoder as fast as possible; returns
- *                                  the steps the transport dropped
+ *                                  the steps lost (they found the batch
+ *                                  full and the transport too)
  */
 #include "formats/output.c"
 #include "fmtrun.h"
@@ -28,15 +29,15 @@ static struct utap_fmt_thread utap_t_thread;
 static u32 utap_t_stream(u32 tid, bool next_ips)
 {
 	struct utap_trace_step s;
-	u32 lost = 0;
+	u32 lost;
 	int i;
 
-	utap_fmt_thread_init(&utap_t_thread, tid);
+	lost = utap_fmt_thread_start(&utap_t_thread, tid);
 	for (i = 0; i < 18; i++) {
 		utap_t_step(&s, i, tid, next_ips);
 		lost += utap_fmt_thread_step(&utap_t_thread, &s);
 	}
-	return lost + utap_fmt_thread_flush(&utap_t_thread, true);
+	return lost + utap_fmt_thread_end(&utap_t_thread);
 }
 
 static u64 utap_t_flood(u32 tid, u64 n)
@@ -44,12 +45,12 @@ static u64 utap_t_flood(u32 tid, u64 n)
 	struct utap_trace_step s;
 	u64 lost = 0, k;
 
-	utap_fmt_thread_init(&utap_t_thread, tid);
+	lost = utap_fmt_thread_start(&utap_t_thread, tid);
 	for (k = 0; k < n; k++) {
 		utap_t_step(&s, (int)(k % 18), tid, false);
 		lost += utap_fmt_thread_step(&utap_t_thread, &s);
 	}
-	return lost + utap_fmt_thread_flush(&utap_t_thread, true);
+	return lost + utap_fmt_thread_end(&utap_t_thread);
 }
 
 static void utap_t_raw(const char *path, u32 tid, u32 pid)
