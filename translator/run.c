@@ -52,7 +52,7 @@ struct runner {
 };
 
 struct ctl_status {
-	long state, exit, exit_status, errors, skipped;
+	long state, exit, exit_status, errors, skipped, skipped_nested, skipped_lock;
 	long long records, lost_records, lost_bytes, lost_prints, lost_messages;
 };
 
@@ -347,6 +347,8 @@ static int read_status(struct runner *r, struct ctl_status *st)
 		FIELD(exit_status);
 		FIELD(errors);
 		FIELD(skipped);
+		FIELD(skipped_nested);
+		FIELD(skipped_lock);
 		FIELD(records);
 		FIELD(lost_records);
 		FIELD(lost_bytes);
@@ -465,6 +467,11 @@ static void report(struct runner *r, const struct ctl_status *st)
 	if (st->errors || st->skipped)
 		fprintf(stderr, "WARNING: Number of errors: %ld, skipped probes: %ld\n",
 			st->errors, st->skipped);
+	if (r->s->verbose && st->skipped)
+		fprintf(stderr, "Skipped probes: %ld nested in another probe on their CPU, %ld "
+			"waiting for a global's lock, %ld kprobes missed or without an instance\n",
+			st->skipped_nested, st->skipped_lock,
+			st->skipped - st->skipped_nested - st->skipped_lock);
 }
 
 static void end_child(struct runner *r)

@@ -29,6 +29,11 @@
 #endif
 #ifndef MAXTRYLOCK
 #define MAXTRYLOCK 100
+#define UTAP_MAXTRYLOCK_DEFAULT	/* scaled up in a virtual machine: globals.c */
+#endif
+/* In a VM the host can deschedule a lock holder's vCPU for milliseconds. */
+#ifndef MAXTRYLOCK_VM_FACTOR
+#define MAXTRYLOCK_VM_FACTOR 100
 #endif
 #ifndef TRYLOCKDELAY
 #define TRYLOCKDELAY 10		/* microseconds */

@@ -13,6 +13,9 @@ static atomic_t utap_state = ATOMIC_INIT(UTAP_LOADED);
 static atomic_t utap_exit_requested = ATOMIC_INIT(0);
 static atomic_t utap_errors = ATOMIC_INIT(0);
 static atomic_t utap_skipped = ATOMIC_INIT(0);
+/* why, for -v: nested in a probe on the same CPU, or a global's lock */
+static atomic_t utap_skipped_nested = ATOMIC_INIT(0);
+static atomic_t utap_skipped_lock = ATOMIC_INIT(0);
 static int utap_exit_status;
 
 static long utap_target = 0;
@@ -99,6 +102,7 @@ static struct utap_context *utap_context_enter(const struct utap_probe *p, int s
 	c = utap_contexts[smp_processor_id()];
 	if (unlikely(atomic_inc_return(&c->busy) != 1)) {
 		atomic_dec(&c->busy);
+		atomic_inc(&utap_skipped_nested);
 		if (atomic_inc_return(&utap_skipped) > MAXSKIPPED &&
 		    !atomic_xchg(&utap_exit_requested, 1)) {
 			utap_err("Skipped too many probes, check MAXSKIPPED or try again "

@@ -122,10 +122,12 @@ static ssize_t utap_ctl_read(struct file *f, char __user *ubuf, size_t count, lo
 
 	n = scnprintf(buf, sizeof(buf),
 		      "state %d\nexit %d\nexit_status %d\nerrors %d\nskipped %d\n"
+		      "skipped_nested %d\nskipped_lock %d\n"
 		      "records %lld\nlost_records %lld\nlost_bytes %lld\nlost_prints %lld\n"
 		      "lost_messages %lld\n",
 		      atomic_read(&utap_state), atomic_read(&utap_exit_requested),
 		      utap_exit_status, atomic_read(&utap_errors), atomic_read(&utap_skipped),
+		      atomic_read(&utap_skipped_nested), atomic_read(&utap_skipped_lock),
 		      (long long)atomic64_read(&utap_sent_records),
 		      (long long)atomic64_read(&utap_lost_records),
 		      (long long)atomic64_read(&utap_lost_bytes),
@@ -154,6 +156,7 @@ static int __init utap_module_init(void)
 {
 	int rc;
 
+	utap_trylock_init();
 	rc = utap_contexts_alloc();
 	if (rc)
 		goto fail_contexts;

@@ -5,8 +5,12 @@
  * Each global has a reader/writer lock taken with trylock only, as stap
  * does: a handler takes the locks of every global it uses, in one fixed
  * order, before it runs, and is skipped (and counted) if it cannot get them
- * within MAXTRYLOCK tries. Trylock-only locks are safe from NMIs and on
- * PREEMPT_RT. Statistics are accumulated per CPU under the read lock and
+ * within MAXTRYLOCK tries TRYLOCKDELAY apart (stap's 100 x 10 us). The bound
+ * is there to break a possible deadlock, not to give up on a slow holder: in
+ * a virtual machine, where the host can deschedule the vCPU of a handler
+ * that holds a lock for a whole host time slice, the default is
+ * MAXTRYLOCK_VM_FACTOR times longer (100 ms). Trylock-only locks are safe
+ * from NMIs and on PREEMPT_RT. Statistics are accumulated per CPU under the read lock and
  * merged under the write lock when read.
  */
 #include "map.h"
@@ -51,15 +55,27 @@ UTAP_OUTLINE void utap_unlock_globals(const struct utap_lockreq *r, int n)
 		utap_lock_release(r[n].lock, r[n].write);
 }
 
+static unsigned int utap_trylock_limit = MAXTRYLOCK;
+
+static void utap_trylock_init(void)
+{
+#if defined(UTAP_MAXTRYLOCK_DEFAULT) && defined(CONFIG_X86)
+	if (boot_cpu_has(X86_FEATURE_HYPERVISOR))
+		utap_trylock_limit = MAXTRYLOCK * MAXTRYLOCK_VM_FACTOR;
+#endif
+}
+
 UTAP_OUTLINE bool utap_lock_globals(const struct utap_lockreq *r, int n)
 {
-	int i, tries;
+	unsigned int tries;
+	int i;
 
 	for (i = 0; i < n; i++) {
 		for (tries = 0; !utap_lock_try(r[i].lock, r[i].write); tries++) {
-			if (tries >= MAXTRYLOCK) {
+			if (tries >= utap_trylock_limit) {
 				utap_unlock_globals(r, i);
 				atomic_inc(&utap_skipped);
+				atomic_inc(&utap_skipped_lock);
 				return false;
 			}
 			udelay(TRYLOCKDELAY);

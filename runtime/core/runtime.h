@@ -31,6 +31,9 @@
 #include <linux/spinlock.h>
 #include <linux/ptrace.h>
 #include <linux/version.h>
+#ifdef CONFIG_X86
+#include <asm/cpufeature.h>	/* X86_FEATURE_HYPERVISOR: lock patience in a VM */
+#endif
 
 #include "utap_autoconf.h"	/* feature tests, generated per kernel */
 #include "config.h"
