@@ -32,7 +32,7 @@
  *   everything from the rt_sigframe ucontext at RSP + 40 (UWT_SIGNAL)
  *   no CFI here (UWT_NONE)
  * then RA at CFA + ra_off, or in a register (__vfork), or undefined, which
- * ends the stack (_start, clone, clone3). The caller's RSP is the CFA
+ * ends the stack (_start, clone, clone3, and the dynamic loader's entry). The caller's RSP is the CFA
  * unless sp_reg names a register holding it. RBX, RBP and R12-R15 follow
  * their save rule: same value, undefined, saved at CFA + off, equal to
  * CFA + off, copied from a register, or saved at register + off.
@@ -59,7 +59,8 @@
 #define UWT_F_DEBUG_FRAME	0x2u
 #define UWT_F_SYNTH_PLT		0x4u	/* PLT rows made from section headers */
 #define UWT_F_SYNTH_SIGNAL	0x8u	/* signal trampoline found by its code */
-#define UWT_F_ALL		0xfu
+#define UWT_F_SYNTH_ENTRY	0x10u	/* e_entry without CFI: end of stack */
+#define UWT_F_ALL		0x1fu
 
 struct uwt_header {
 	u32 magic;
@@ -102,7 +103,7 @@ enum uwt_kind {
 enum uwt_ra {
 	UWT_RA_AT_CFA,		/* RA = *(CFA + ra_off) */
 	UWT_RA_IN_REG,		/* RA = value of ra_reg (__vfork) */
-	UWT_RA_UNDEF,		/* end of stack (_start, clone, clone3) */
+	UWT_RA_UNDEF,		/* end of stack (_start, clone, clone3, ld.so's entry) */
 	UWT_NR_RA
 };
 

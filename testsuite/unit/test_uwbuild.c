@@ -253,8 +253,10 @@ static void check_gap(const void *table, Dwarf_CFI *cfi, u64 pc,
 			free(f);
 			return;
 		}
-	/* synthesized PLT rules have no libdw counterpart */
+	/* synthesized PLT rules and the CFI-less entry's end have no libdw counterpart */
 	if (uw_table_header(table)->flags & UWT_F_SYNTH_PLT)
+		return;
+	if ((uw_table_header(table)->flags & UWT_F_SYNTH_ENTRY) && rule->ra_how == UWT_RA_UNDEF)
 		return;
 	report(pc, "rule without CFI", rule->kind, 0);
 	c->mismatches++;
@@ -535,6 +537,45 @@ static void plt_rule(void)
 	uw_blob_free(&b);
 }
 
+/*
+ * ld.so's entry (RTLD_START: _start calls _dl_start, _dl_start_user calls
+ * _dl_init) has no CFI: both return addresses end the stack, so a walk
+ * from a library constructor or the loader's own work stops there cleanly
+ * instead of "lacking tables". glibc's program _start has CFI for that.
+ */
+static void entry_ends_stack(void)
+{
+	const char *ld = "/lib64/ld-linux-x86-64.so.2";
+	struct uw_build_stats st;
+	const struct uwt_rule *r;
+	struct uw_blob b;
+	char err[512];
+	GElf_Ehdr eh;
+	int fd = open(ld, O_RDONLY);
+	Elf *elf;
+
+	elf_version(EV_CURRENT);
+	elf = fd >= 0 ? elf_begin(fd, ELF_C_READ, NULL) : NULL;
+	if (!elf || !gelf_getehdr(elf, &eh) || uw_build_file(ld, NULL, &b, &st, err, sizeof(err))) {
+		CHECK(!"ld.so cannot be read or built");
+		return;
+	}
+	CHECK_INT(st.entry_synth, 1);
+	CHECK(((const struct uwt_header *)b.data)->flags & UWT_F_SYNTH_ENTRY);
+	/* the return addresses after "call _dl_start" (+8) and "call _dl_init" (+0x2e) */
+	for (u64 off = 0; off < 0x38; off += 4) {
+		r = uw_table_lookup(b.data, eh.e_entry + off);
+		CHECK(r && r->ra_how == UWT_RA_UNDEF);
+	}
+	uw_blob_free(&b);
+	elf_end(elf);
+	close(fd);
+	if (build("uwp_c", &b, &st) == 0) {
+		CHECK_INT(st.entry_synth, 0);	/* _start's own CFI already says it */
+		uw_blob_free(&b);
+	}
+}
+
 /* A CFI-less rt_sigreturn stub (musl style) becomes a SIGNAL row. */
 static void sigreturn_by_code(void)
 {
@@ -690,6 +731,7 @@ int main(void)
 	RUN(plt_rule);
 	RUN(plt_synthesized);
 	RUN(sigreturn_by_code);
+	RUN(entry_ends_stack);
 	RUN(corrupt_elf);
 	RUN(fuzz_regressions);
 	return unit_done();

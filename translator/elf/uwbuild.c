@@ -7,7 +7,8 @@
  *   2. evaluate every FDE row of .eh_frame, and of .debug_frame (the
  *      file's own or its separate debuginfo's), keep the source covering
  *      more text (uwcfi.c, uwclass.c);
- *   3. give PLT sections without CFI their well-known rules;
+ *   3. give PLT sections without CFI their well-known rules, and an entry
+ *      point without CFI (the dynamic loader's _start) an end of stack;
  *   4. sort, fill gaps with "no CFI" rows, let a function's last rule run
  *      over the few padding bytes before the next one, merge equal
  *      neighbours, intern the rules, and lay out the blob.
@@ -44,6 +45,7 @@ struct elf_layout {
 	Elf_Scn *eh_frame, *debug_frame;
 	size_t eh_frame_bytes;	/* .eh_frame + .eh_frame_hdr */
 	bool has_plt_sec;	/* .plt.sec present: .plt uses the IBT layout */
+	uint64_t entry;		/* e_entry, 0 if none */
 };
 
 /* A row of the final table before interning. */
@@ -56,7 +58,7 @@ struct out_rows {
 	struct out_row *v;
 	size_t n, cap;
 	uint64_t text_start, text_end, covered;
-	unsigned int plt_synth, sigreturn_synth;
+	unsigned int plt_synth, sigreturn_synth, entry_synth;
 };
 
 __attribute__((format(printf, 3, 4)))
@@ -89,9 +91,11 @@ static int scan_sections(Elf *elf, struct elf_layout *lay)
 {
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
+	GElf_Ehdr eh;
 
-	if (elf_getshdrstrndx(elf, &shstrndx))
+	if (elf_getshdrstrndx(elf, &shstrndx) || !gelf_getehdr(elf, &eh))
 		return -1;
+	lay->entry = eh.e_type == ET_EXEC || eh.e_type == ET_DYN ? eh.e_entry : 0;
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 		const char *name;
@@ -293,6 +297,43 @@ static int add_sigreturn_rows(const struct elf_layout *lay,
 		}
 	}
 	return 0;
+}
+
+/* The entry code without CFI is at most this long (glibc's RTLD_START: 64 bytes). */
+#define ENTRY_SPAN_MAX	256
+
+/*
+ * The code at e_entry is where the kernel starts the process: nothing
+ * called it, so a return address there (the dynamic loader's _start after
+ * "call _dl_start", _dl_start_user after "call _dl_init") ends the stack.
+ * glibc's own _start says so in its CFI; ld.so's RTLD_START has none, so
+ * it gets an undefined return address up to the next CFI.
+ */
+static int add_entry_rows(const struct elf_layout *lay, struct uwb_rows *rows,
+			  unsigned int *synth)
+{
+	uint64_t end = 0;
+	struct uwt_rule r;
+	size_t i;
+
+	/* only beside real CFI: a file without any keeps its "no tables" */
+	if (!lay->entry || !rows->fdes || covered_at(rows, lay->entry))
+		return 0;
+	for (i = 0; i < lay->nr_exec; i++)
+		if (lay->exec[i].addr <= lay->entry &&
+		    lay->entry < lay->exec[i].addr + lay->exec[i].size)
+			end = lay->exec[i].addr + lay->exec[i].size;
+	if (!end)
+		return 0;	/* not in code we know */
+	for (i = 0; i < rows->n; i++)
+		if (rows->v[i].start > lay->entry && rows->v[i].start < end)
+			end = rows->v[i].start;
+	if (end - lay->entry > ENTRY_SPAN_MAX)
+		end = lay->entry + ENTRY_SPAN_MAX;
+	cfa_rsp_rule(&r, 8);
+	r.ra_how = UWT_RA_UNDEF;
+	(*synth)++;
+	return uwb_rows_push(rows, lay->entry, end, &r);
 }
 
 static bool same_rule(const struct uwt_rule *a, const struct uwt_rule *b)
@@ -534,7 +575,8 @@ static int finish_source(const struct elf_layout *lay, struct uwb_rows *rows,
 			 struct out_rows *out)
 {
 	if (add_plt_rows(lay, rows, &out->plt_synth) ||
-	    add_sigreturn_rows(lay, rows, &out->sigreturn_synth))
+	    add_sigreturn_rows(lay, rows, &out->sigreturn_synth) ||
+	    add_entry_rows(lay, rows, &out->entry_synth))
 		return -1;
 	return merge_rows(lay, rows, out);
 }
@@ -554,6 +596,7 @@ static void fill_stats(struct uw_build_stats *st, const struct elf_layout *lay,
 	st->partial_rows = src->partial_rows;
 	st->plt_synth = out->plt_synth;
 	st->sigreturn_synth = out->sigreturn_synth;
+	st->entry_synth = out->entry_synth;
 	st->rows = h->nr_rows;
 	st->rules = h->nr_rules;
 	st->text_bytes = lay->text_bytes;
@@ -639,7 +682,8 @@ int uw_build_elf(Elf *elf, Elf *debug, const struct uw_build_opts *opts,
 		best->name = "none";	/* at most synthesized PLT rows */
 	ret = emit_blob(&best->out, shift,
 			best->flags | (best->out.plt_synth ? UWT_F_SYNTH_PLT : 0) |
-			(best->out.sigreturn_synth ? UWT_F_SYNTH_SIGNAL : 0),
+			(best->out.sigreturn_synth ? UWT_F_SYNTH_SIGNAL : 0) |
+			(best->out.entry_synth ? UWT_F_SYNTH_ENTRY : 0),
 			elf, out, err, n);
 	if (!ret)
 		fill_stats(st ? st : &dummy, &lay, &best->rows, &best->out,

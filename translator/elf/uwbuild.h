@@ -29,6 +29,7 @@ struct uw_build_stats {
 	unsigned int partial_rows;	/* rows where a saved register became unknown */
 	unsigned int plt_synth;		/* PLT sections given rows from their headers */
 	unsigned int sigreturn_synth;	/* CFI-less signal trampolines found by code */
+	unsigned int entry_synth;	/* a CFI-less e_entry made the end of the stack */
 	unsigned int rows;		/* table rows after merging */
 	unsigned int rules;		/* distinct rules */
 	uint64_t text_bytes;		/* bytes of executable sections */

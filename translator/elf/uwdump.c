@@ -110,7 +110,7 @@ static void print_stats(const char *path, const struct uw_build_stats *st,
 	       "%u rows, %u rules, %zu bytes (%.2f B/row), eh_frame+hdr %zu "
 	       "bytes (ratio %.2f), coverage %.1f%% of %llu text bytes, "
 	       "%u unsupported rows (%llu bytes), %u partial, %u PLT synth, "
-	       "%u sigreturn synth\n",
+	       "%u sigreturn synth, %u entry synth\n",
 	       path, ms, st->source, st->fdes, st->bad_fdes, st->cfi_rows,
 	       st->rows, st->rules, st->bytes,
 	       st->rows ? (double)st->bytes / st->rows : 0.0,
@@ -119,7 +119,7 @@ static void print_stats(const char *path, const struct uw_build_stats *st,
 	       st->text_bytes ? 100.0 * st->covered_bytes / st->text_bytes : 0.0,
 	       (unsigned long long)st->text_bytes, st->unsupported_rows,
 	       (unsigned long long)st->unsupported_bytes, st->partial_rows,
-	       st->plt_synth, st->sigreturn_synth);
+	       st->plt_synth, st->sigreturn_synth, st->entry_synth);
 }
 
 static int dump_one(const char *path, const struct uw_build_opts *opts,
