@@ -209,16 +209,21 @@ static void utap_transport_exit(void)
 	utap_data_rb = utap_msg_rb = NULL;
 }
 
-/* A formatted message ("WARNING: ..." or "ERROR: ...") for the runner's stderr. */
+/*
+ * A formatted message ("WARNING: ..." or "ERROR: ...") for the runner's
+ * stderr; one cut short still ends its line, with "...".
+ */
 static __printf(1, 2) void utap_msg(const char *fmt, ...)
 {
-	char buf[256];
+	char buf[512];
 	va_list ap;
 	int n;
 
 	va_start(ap, fmt);
 	n = vscnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
+	if (n == sizeof(buf) - 1 && buf[n - 1] != '\n')
+		memcpy(buf + n - 4, "...\n", 4);
 	utap_transport_write(UTAP_REC_STDERR, 0, buf, n, 0);
 }
 
