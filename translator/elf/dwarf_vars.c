@@ -30,6 +30,9 @@ struct dwarf_file {
 	Dwarf *dw;
 	struct func_entry *funcs;	/* sorted by entry */
 	size_t n, cap;
+	Elf *elf;			/* the binary itself: its .eh_frame */
+	Dwarf_CFI *cfi[2];		/* .eh_frame, .debug_frame; NULL if absent */
+	bool cfi_loaded;
 };
 
 struct dwarf_func {
@@ -112,6 +115,7 @@ static struct dwarf_file *dwarf_load(struct ubinary *b)
 	if (!elf)
 		return NULL;
 	df = arena_alloc(sizeof(*df));
+	df->elf = b->di.file.elf;
 	df->dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
 	if (!df->dw)
 		return NULL;
@@ -487,7 +491,7 @@ struct dwloc {
 };
 
 struct eval {
-	Dwarf_Die *func;	/* for DW_AT_frame_base */
+	struct dwarf_func *f;	/* for DW_AT_frame_base and the CFI */
 	uint64_t pc;
 	bool at_entry;		/* pc is the function's first instruction */
 	int depth;
@@ -501,6 +505,7 @@ static struct dwloc loc_none(const char *why)
 }
 
 static struct dwloc eval_attr(struct eval *ev, Dwarf_Attribute *attr);
+static struct dwloc eval_ops(struct eval *ev, Dwarf_Attribute *attr, Dwarf_Op *ops, size_t n);
 
 static bool push(struct eval *ev, const char *c)
 {
@@ -510,18 +515,65 @@ static bool push(struct eval *ev, const char *c)
 	return true;
 }
 
+/* An expression inside the one EV evaluates, on a stack of its own. */
+static struct eval nested(const struct eval *ev)
+{
+	return (struct eval){ .f = ev->f, .pc = ev->pc, .at_entry = ev->at_entry,
+			      .depth = ev->depth + 1 };
+}
+
 /* The frame base as a value: where DW_OP_fbreg offsets start. */
 static const char *frame_base(struct eval *ev)
 {
 	Dwarf_Attribute a;
+	struct eval sub = nested(ev);
 	struct dwloc l;
 
-	if (ev->depth > 2 || !dwarf_attr_integrate(ev->func, DW_AT_frame_base, &a))
+	if (ev->depth > 2 || !dwarf_attr_integrate(&ev->f->die, DW_AT_frame_base, &a))
 		return NULL;
-	ev->depth++;
-	l = eval_attr(ev, &a);
-	ev->depth--;
+	l = eval_attr(&sub, &a);
 	return l.kind == LOC_NONE ? NULL : l.c;
+}
+
+static Dwarf_CFI **cfi_of(struct dwarf_file *df)
+{
+	if (!df->cfi_loaded) {
+		df->cfi_loaded = true;
+		df->cfi[0] = df->elf ? dwarf_getcfi_elf(df->elf) : NULL;
+		df->cfi[1] = dwarf_getcfi(df->dw);
+	}
+	return df->cfi;
+}
+
+/*
+ * The CFA (the stack pointer before the call) at the probe's pc: the CFI
+ * rule there, over the probe's registers. Addresses are link-time ones in
+ * the CFI and in the DWARF alike. At the entry without CFI it is known:
+ * the return address was the last push.
+ */
+static const char *call_frame_cfa(struct eval *ev)
+{
+	Dwarf_CFI **cfi = cfi_of(ev->f->df);
+
+	for (int i = 0; i < 2 && ev->depth < 2; i++) {	/* a CFA rule has no CFA in it */
+		Dwarf_Frame *frame;
+		Dwarf_Op *ops;
+		size_t n;
+		struct dwloc l = { LOC_NONE, NULL, NULL };
+
+		if (!cfi[i] || dwarf_cfi_addrframe(cfi[i], ev->pc, &frame))
+			continue;
+		if (dwarf_frame_cfa(frame, &ops, &n) == 0 && n) {
+			struct eval sub = nested(ev);
+
+			sub.at_entry = false;	/* its registers are all it needs */
+			l = eval_ops(&sub, NULL, ops, n);
+		}
+		free(frame);
+		if (l.kind == LOC_ADDR)
+			return l.c;
+	}
+	return ev->at_entry ? "((uint64_t)c->regs->sp + 8)" : NULL;
 }
 
 /* DW_OP_entry_value(DW_OP_regN): at the entry itself that is simply regN. */
@@ -573,8 +625,7 @@ static bool eval_simple_op(struct eval *ev, Dwarf_Attribute *attr, Dwarf_Op *op,
 		*ok = (x = frame_base(ev)) &&
 		      push(ev, arena_printf("(%s + %" PRId64 "ULL)", x, (int64_t)op->number));
 	else if (a == DW_OP_call_frame_cfa)
-		/* at the first instruction the return address was the last push */
-		*ok = ev->at_entry && push(ev, "((uint64_t)c->regs->sp + 8)");
+		*ok = (x = call_frame_cfa(ev)) && push(ev, x);
 	else if (a >= DW_OP_lit0 && a <= DW_OP_lit31)
 		*ok = push(ev, arena_printf("%dULL", a - DW_OP_lit0));
 	else if (a == DW_OP_const1u || a == DW_OP_const2u || a == DW_OP_const4u ||
@@ -627,9 +678,11 @@ static struct dwloc eval_ops(struct eval *ev, Dwarf_Attribute *attr, Dwarf_Op *o
 			return loc_none(arena_printf("described by DWARF operation 0x%x, which "
 						     "utap does not evaluate", a));
 		if (!ok)
-			return loc_none(a == DW_OP_call_frame_cfa || a == DW_OP_entry_value ||
-					a == DW_OP_GNU_entry_value ? "only known at the function's "
-					"entry" : "in a location utap cannot evaluate");
+			return loc_none(a == DW_OP_call_frame_cfa ? "relative to a call frame the "
+					"binary's CFI does not describe at this address" :
+					a == DW_OP_entry_value || a == DW_OP_GNU_entry_value ?
+					"only known at the function's entry" :
+					"in a location utap cannot evaluate");
 	}
 	if (ev->sp != 1)
 		return loc_none("in a location utap cannot evaluate");
@@ -649,9 +702,9 @@ static struct dwloc eval_attr(struct eval *ev, Dwarf_Attribute *attr)
 	return eval_ops(ev, attr, ops, n);
 }
 
-static struct dwloc var_location(Dwarf_Die *func, Dwarf_Die *var, uint64_t pc, bool at_entry)
+static struct dwloc var_location(struct dwarf_func *f, Dwarf_Die *var, uint64_t pc)
 {
-	struct eval ev = { .func = func, .pc = pc, .at_entry = at_entry };
+	struct eval ev = { .f = f, .pc = pc, .at_entry = pc == f->entry };
 	Dwarf_Attribute a;
 
 	/* the concrete DIE has the location; its abstract origin only name and type */
@@ -854,10 +907,9 @@ static bool walk_finish(struct walk *w, bool address_of)
 	return add_step(w, (struct step){ .op = w->is_addr ? STEP_LOAD : STEP_CONV, .sc = sc });
 }
 
-static bool walk_start(struct walk *w, Dwarf_Die *func, Dwarf_Die *var, uint64_t pc,
-		       bool at_entry)
+static bool walk_start(struct walk *w, struct dwarf_func *f, Dwarf_Die *var, uint64_t pc)
 {
-	struct dwloc l = var_location(func, var, pc, at_entry);
+	struct dwloc l = var_location(f, var, pc);
 
 	memset(w, 0, sizeof(*w));
 	if (l.kind == LOC_NONE) {
@@ -875,7 +927,6 @@ static bool walk_start(struct walk *w, Dwarf_Die *func, Dwarf_Die *var, uint64_t
 struct tv_ctx {
 	struct dwarf_func *f;
 	uint64_t pc;
-	bool at_entry;
 	bool is_return;		/* values come from the entry: captured there */
 	bool quiet;
 	struct node *n;		/* gets the plan */
@@ -952,7 +1003,7 @@ static int resolve_named(struct tv_ctx *t, const char *name)
 	if (!find_var(&t->f->die, name, &var))
 		return tv_error(t, "no variable or parameter '%s' in function '%s'", name,
 				dwarf_diename(&t->f->die) ? dwarf_diename(&t->f->die) : "?");
-	if (!walk_start(&w, &t->f->die, &var, t->pc, t->at_entry))
+	if (!walk_start(&w, t->f, &var, t->pc))
 		return tv_error(t, "'%s' is not available: %s", v->name, w.err);
 	for (struct node *a = v->args; a; a = a->next) {
 		bool ok = a->op && !strcmp(a->op, "->") ? walk_field(&w, a->str) :
@@ -982,7 +1033,7 @@ static void list_item_for(struct tv_ctx *t, Dwarf_Die *var, bool pretty, struct 
 	int tag;
 
 	it->name = dwarf_diename(var);
-	if (!walk_start(&w, &t->f->die, var, t->pc, t->at_entry)) {
+	if (!walk_start(&w, t->f, var, t->pc)) {
 		it->literal = "?";
 		return;
 	}
@@ -1067,9 +1118,8 @@ static int resolve_entry(struct tv_ctx *t)
 int dwarf_target_var(struct session *s, struct derived_probe *d, struct dwarf_func *f,
 		     uint64_t pc, struct entry_caps *caps, struct node *n, bool quiet)
 {
-	struct tv_ctx t = { .f = f, .pc = pc, .at_entry = f && pc == f->entry,
-			    .is_return = (d->ctx & CTX_RETURN) != 0, .quiet = quiet, .n = n,
-			    .var = n, .caps = caps };
+	struct tv_ctx t = { .f = f, .pc = pc, .is_return = (d->ctx & CTX_RETURN) != 0,
+			    .quiet = quiet, .n = n, .var = n, .caps = caps };
 	const char *name = n->name;
 	struct entry_caps scratch = { 0 };
 

@@ -6,9 +6,10 @@
  * The DWARF comes from the binary itself (-g) or from its separate
  * debuginfo (found by build-id); libdw reads it. Only locations that are
  * simple at the probe address are supported: a register, memory at a
- * register or at the frame base (the CFA at a function's entry) plus an
- * offset, and values computed from those (DW_OP_stack_value,
- * DW_OP_entry_value of a register). Types: integers, enums, bools,
+ * register or at the frame base (a register, or the CFA, which the CFI
+ * gives at the probe's address) plus an offset, and values computed from
+ * those (DW_OP_stack_value, DW_OP_entry_value of a register at the
+ * entry). Types: integers, enums, bools,
  * pointers, structs and unions reached through ->, arrays through [i].
  * Anything else is a translate-time error that names the variable, and
  * @defined() is 0 for it.
