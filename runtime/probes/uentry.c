@@ -3,10 +3,11 @@
  * uentry.c - values a .return probe reads as they were at the function's
  * entry ($param in a return probe, @entry(...)).
  *
- * The uretprobe's consumer also gets the entry hit: it computes the values
- * there and keeps them in a record keyed by the task and the stack
- * pointer the return will have (the entry's, plus the popped return
- * address). The return hit takes its record back. A record the return
+ * The uretprobe's consumer also gets the entry hit (or, in code whose
+ * parameters the prologue stores, a second uprobe after the prologue
+ * does): it computes the values there and keeps them in a record keyed by
+ * the task and the stack pointer the return will have (the entry's plus
+ * the popped return address, or the CFA after the prologue). The return hit takes its record back. A record the return
  * never claims - the call was left by longjmp or an exception, or the
  * kernel did not arm the return (too deep) - is dropped when the same
  * task returns from a frame above it, or, when the records run out, once
@@ -114,9 +115,13 @@ static void utap_entry_sweep(void)
 	}
 }
 
-/* At the entry: the values CAPTURE reads from REGS, kept for OWNER's return. */
+/*
+ * At the entry (or the end of the prologue): the values CAPTURE reads from
+ * REGS, kept for OWNER's return; CAPTURE says what the stack pointer will
+ * be then.
+ */
 static void utap_entry_push(const void *owner, struct pt_regs *regs,
-			    void (*capture)(struct pt_regs *, s64 *, u64 *))
+			    unsigned long (*capture)(struct pt_regs *, s64 *, u64 *))
 {
 	struct utap_entry_rec *r;
 	unsigned long flags;
@@ -141,9 +146,8 @@ static void utap_entry_push(const void *owner, struct pt_regs *regs,
 	r->task = current;
 	r->start_time = current->start_time;
 	r->tid = current->pid;
-	r->sp = regs->sp + sizeof(long);
 	r->owner = owner;
-	capture(regs, r->v, &r->ok);
+	r->sp = capture(regs, r->v, &r->ok);
 
 	bucket = utap_entry_bucket(current);
 	spin_lock_irqsave(&utap_entries.lock, flags);

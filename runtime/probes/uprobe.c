@@ -26,6 +26,14 @@
 #include "probes/target.c"
 #include "probes/uentry.c"
 
+/* One consumer registered at one offset of the probe's inode. */
+struct utap_uprobe_reg {
+	struct uprobe_consumer uc;
+#ifdef UTAP_HAVE_UPROBE_REGISTER_RETURNS_UPROBE
+	struct uprobe *uprobe;
+#endif
+};
+
 struct utap_uprobe {
 	/* from the translator */
 	const char *path;		/* canonical path of the binary */
@@ -38,19 +46,29 @@ struct utap_uprobe {
 	const struct utap_probe *probe;
 	void (*handler)(struct utap_context *c);
 	const void *data;		/* the family's static data (SDT argument specs) */
-	/* a .return probe's values from the entry: computed there by capture() */
-	void (*capture)(struct pt_regs *regs, s64 *v, u64 *ok);
+	/*
+	 * A .return probe's values from the call: computed by capture() at
+	 * capture_offset (the entry, or the end of the prologue of -O0 code,
+	 * where a second uprobe runs it), which returns the stack pointer
+	 * the return will have.
+	 */
+	unsigned long (*capture)(struct pt_regs *regs, s64 *v, u64 *ok);
 	int ncapture;
+	loff_t capture_offset;
 
 	/* run time */
-	struct uprobe_consumer uc;
+	struct utap_uprobe_reg reg;
+	struct utap_uprobe_reg cap_reg;	/* the capture's own uprobe, after the entry */
 	struct path kpath;		/* keeps the inode (and its mount) alive */
 	struct inode *inode;		/* the inode the file's pages really live in */
-#ifdef UTAP_HAVE_UPROBE_REGISTER_RETURNS_UPROBE
-	struct uprobe *uprobe;
-#endif
 	bool registered;
 };
+
+/* Does the capture run at its own address (after the entry)? */
+static bool utap_uprobe_split_capture(const struct utap_uprobe *up)
+{
+	return up->is_return && up->capture && up->capture_offset != up->offset;
+}
 
 /* What a uprobe handler's c->probe_data points to. */
 struct utap_uprobe_hit {
@@ -106,7 +124,7 @@ static s64 utap_entry_value(struct utap_context *c, int k)
 
 static int utap_uprobe_hit(struct uprobe_consumer *uc, struct pt_regs *regs UTAP_UPROBE_DATA_ARG)
 {
-	struct utap_uprobe *up = container_of(uc, struct utap_uprobe, uc);
+	struct utap_uprobe *up = container_of(uc, struct utap_uprobe, reg.uc);
 
 	if (utap_uprobe_wanted(up))
 		utap_uprobe_run(up, regs, NULL);
@@ -117,7 +135,18 @@ static int utap_uprobe_hit(struct uprobe_consumer *uc, struct pt_regs *regs UTAP
 static int utap_uprobe_entry_hit(struct uprobe_consumer *uc,
 				 struct pt_regs *regs UTAP_UPROBE_DATA_ARG)
 {
-	struct utap_uprobe *up = container_of(uc, struct utap_uprobe, uc);
+	struct utap_uprobe *up = container_of(uc, struct utap_uprobe, reg.uc);
+
+	if (utap_uprobe_wanted(up))
+		utap_entry_push(up, regs, up->capture);
+	return 0;
+}
+
+/* The same where the prologue has stored the parameters. */
+static int utap_uprobe_capture_hit(struct uprobe_consumer *uc,
+				   struct pt_regs *regs UTAP_UPROBE_DATA_ARG)
+{
+	struct utap_uprobe *up = container_of(uc, struct utap_uprobe, cap_reg.uc);
 
 	if (utap_uprobe_wanted(up))
 		utap_entry_push(up, regs, up->capture);
@@ -128,7 +157,7 @@ static int utap_uprobe_entry_hit(struct uprobe_consumer *uc,
 static int utap_uretprobe_hit(struct uprobe_consumer *uc, unsigned long func,
 			      struct pt_regs *regs UTAP_UPROBE_DATA_ARG)
 {
-	struct utap_uprobe *up = container_of(uc, struct utap_uprobe, uc);
+	struct utap_uprobe *up = container_of(uc, struct utap_uprobe, reg.uc);
 	struct utap_entry_rec *entry;
 
 	if (!utap_uprobe_wanted(up))
@@ -140,27 +169,54 @@ static int utap_uretprobe_hit(struct uprobe_consumer *uc, unsigned long func,
 	return 0;
 }
 
-static int utap_uprobe_attach(struct utap_uprobe *up)
+static int utap_uprobe_attach_at(struct utap_uprobe *up, struct utap_uprobe_reg *r,
+				 loff_t offset, loff_t ref_ctr)
 {
 #ifdef UTAP_HAVE_UPROBE_REGISTER_RETURNS_UPROBE
-	up->uprobe = uprobe_register(up->inode, up->offset, up->ref_ctr_offset, &up->uc);
-	return PTR_ERR_OR_ZERO(up->uprobe);
+	r->uprobe = uprobe_register(up->inode, offset, ref_ctr, &r->uc);
+	return PTR_ERR_OR_ZERO(r->uprobe);
 #elif defined(UTAP_HAVE_UPROBE_REGISTER_REFCTR)
-	return uprobe_register_refctr(up->inode, up->offset, up->ref_ctr_offset, &up->uc);
+	return uprobe_register_refctr(up->inode, offset, ref_ctr, &r->uc);
 #else
-	if (up->ref_ctr_offset)
+	if (ref_ctr)
 		return -EOPNOTSUPP;
-	return uprobe_register(up->inode, up->offset, &up->uc);
+	return uprobe_register(up->inode, offset, &r->uc);
 #endif
+}
+
+static void utap_uprobe_detach_at(struct utap_uprobe *up, struct utap_uprobe_reg *r,
+				  loff_t offset)
+{
+#ifdef UTAP_HAVE_UPROBE_REGISTER_RETURNS_UPROBE
+	uprobe_unregister_nosync(r->uprobe, &r->uc);
+#else
+	uprobe_unregister(up->inode, offset, &r->uc);
+#endif
+}
+
+/*
+ * The probe's uprobe, and its capture's when that has its own: both or
+ * neither. The capture comes first, so that no return armed meanwhile
+ * misses its call's values; a capture without a return is dropped later.
+ */
+static int utap_uprobe_attach(struct utap_uprobe *up)
+{
+	bool split = utap_uprobe_split_capture(up);
+	int rc = split ? utap_uprobe_attach_at(up, &up->cap_reg, up->capture_offset, 0) : 0;
+
+	if (rc)
+		return rc;
+	rc = utap_uprobe_attach_at(up, &up->reg, up->offset, up->ref_ctr_offset);
+	if (rc && split)
+		utap_uprobe_detach_at(up, &up->cap_reg, up->capture_offset);
+	return rc;
 }
 
 static void utap_uprobe_detach(struct utap_uprobe *up)
 {
-#ifdef UTAP_HAVE_UPROBE_REGISTER_RETURNS_UPROBE
-	uprobe_unregister_nosync(up->uprobe, &up->uc);
-#else
-	uprobe_unregister(up->inode, up->offset, &up->uc);
-#endif
+	utap_uprobe_detach_at(up, &up->reg, up->offset);
+	if (utap_uprobe_split_capture(up))
+		utap_uprobe_detach_at(up, &up->cap_reg, up->capture_offset);
 }
 
 /*
@@ -184,13 +240,16 @@ static int utap_uprobe_lookup(struct utap_uprobe *up)
 
 static void utap_uprobe_set_handlers(struct utap_uprobe *up)
 {
-	memset(&up->uc, 0, sizeof(up->uc));
+	memset(&up->reg.uc, 0, sizeof(up->reg.uc));
+	memset(&up->cap_reg.uc, 0, sizeof(up->cap_reg.uc));
 	if (up->is_return)
-		up->uc.ret_handler = utap_uretprobe_hit;
+		up->reg.uc.ret_handler = utap_uretprobe_hit;
 	else
-		up->uc.handler = utap_uprobe_hit;
-	if (up->is_return && up->capture)
-		up->uc.handler = utap_uprobe_entry_hit;
+		up->reg.uc.handler = utap_uprobe_hit;
+	if (utap_uprobe_split_capture(up))
+		up->cap_reg.uc.handler = utap_uprobe_capture_hit;
+	else if (up->is_return && up->capture)
+		up->reg.uc.handler = utap_uprobe_entry_hit;
 }
 
 /*

@@ -26,10 +26,17 @@ struct func_entry {
 	Dwarf_Off off;
 };
 
+struct cu_info {
+	Dwarf_Off off;			/* of the CU's DIE */
+	signed char valid_locs;		/* see cu_valid_locs(); -1: not known yet */
+};
+
 struct dwarf_file {
 	Dwarf *dw;
 	struct func_entry *funcs;	/* sorted by entry */
 	size_t n, cap;
+	struct cu_info *cus;		/* in file order */
+	size_t ncus;
 	Elf *elf;			/* the binary itself: its .eh_frame */
 	Dwarf_CFI *cfi[2];		/* .eh_frame, .debug_frame; NULL if absent */
 	bool cfi_loaded;
@@ -62,14 +69,48 @@ static bool has_debug_info(Elf *elf)
 	return false;
 }
 
+/* Room for one more element in the array *V of *N elements of SIZE bytes (capacity *CAP). */
+static void *grow(void *v, size_t n, size_t *cap, size_t size)
+{
+	if (n < *cap)
+		return v;
+	*cap = *cap ? *cap * 2 : 256;
+	v = realloc(v, *cap * size);
+	if (!v)
+		fatal("out of memory");
+	return v;
+}
+
+/* The first index in [0, N) whose key is KEY or more; KEY_AT gives V's keys, ascending. */
+static size_t lower_bound(const void *v, size_t n, uint64_t key,
+			  uint64_t (*key_at)(const void *v, size_t i))
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (key_at(v, mid) < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static uint64_t func_key(const void *v, size_t i)
+{
+	return ((const struct func_entry *)v)[i].entry;
+}
+
+static uint64_t cu_key(const void *v, size_t i)
+{
+	return ((const struct cu_info *)v)[i].off;
+}
+
 static void add_entry(struct dwarf_file *df, uint64_t entry, Dwarf_Off off)
 {
-	if (df->n == df->cap) {
-		df->cap = df->cap ? df->cap * 2 : 256;
-		df->funcs = realloc(df->funcs, df->cap * sizeof(*df->funcs));
-		if (!df->funcs)
-			fatal("out of memory");
-	}
+	df->funcs = grow(df->funcs, df->n, &df->cap, sizeof(*df->funcs));
 	df->funcs[df->n++] = (struct func_entry){ entry, off };
 }
 
@@ -104,7 +145,7 @@ static struct dwarf_file *dwarf_load(struct ubinary *b)
 {
 	struct dwarf_file *df;
 	Dwarf_Off off = 0, next;
-	size_t hsize;
+	size_t hsize, capcus = 0;
 	Elf *elf;
 
 	if (b->dwarf_loaded)
@@ -124,6 +165,8 @@ static struct dwarf_file *dwarf_load(struct ubinary *b)
 
 		if (dwarf_offdie(df->dw, off + hsize, &cu))
 			dwarf_getfuncs(&cu, collect_func, df, 0);
+		df->cus = grow(df->cus, df->ncus, &capcus, sizeof(*df->cus));
+		df->cus[df->ncus++] = (struct cu_info){ off + hsize, -1 };
 		off = next;
 	}
 	if (df->n)
@@ -139,20 +182,36 @@ static int by_line_addr(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-/* Where DIE is declared; a compiler-made one (a lambda's operator()) is where its code is. */
-static const char *decl_where(Dwarf_Die *die, uint64_t entry)
+/*
+ * The function's source file; libdw reads DWARF 5's file 0 (clang's
+ * DW_AT_decl_file) as none, and then, as stap, the line table's file at
+ * the entry names it.
+ */
+static const char *func_file(Dwarf_Die *die, uint64_t entry)
 {
 	const char *file = dwarf_decl_file(die);
 	Dwarf_Die cu;
 	Dwarf_Line *l;
+
+	if (file || !dwarf_diecu(die, &cu, NULL, NULL) || !(l = dwarf_getsrc_die(&cu, entry)))
+		return file;
+	return dwarf_linesrc(l, NULL, NULL);
+}
+
+/* Where DIE is declared; a compiler-made one (a lambda's operator()) is where its code is. */
+static const char *decl_where(Dwarf_Die *die, uint64_t entry)
+{
+	const char *file = func_file(die, entry);
+	Dwarf_Die cu;
+	Dwarf_Line *l;
 	int line;
 
-	if (!file && dwarf_diecu(die, &cu, NULL, NULL) && (l = dwarf_getsrc_die(&cu, entry)) &&
-	    (file = dwarf_linesrc(l, NULL, NULL)) && dwarf_lineno(l, &line) == 0)
-		return arena_printf("%s:%d", file, line);
 	if (!file)
 		return NULL;
 	if (dwarf_decl_line(die, &line) == 0)
+		return arena_printf("%s:%d", file, line);
+	if (dwarf_diecu(die, &cu, NULL, NULL) && (l = dwarf_getsrc_die(&cu, entry)) &&
+	    dwarf_lineno(l, &line) == 0)
 		return arena_printf("%s:%d", file, line);
 	return arena_strdup(file);
 }
@@ -161,19 +220,11 @@ struct dwarf_func *dwarf_func_find(struct ubinary *b, const char *name, uint64_t
 {
 	struct dwarf_file *df = dwarf_load(b);
 	struct dwarf_func *best = NULL;
-	size_t lo = 0, hi;
+	size_t lo;
 
 	if (!df)
 		return NULL;
-	hi = df->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (df->funcs[mid].entry < entry)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = lower_bound(df->funcs, df->n, entry, func_key);
 	/* several DIEs may start here (aliases): prefer the one with the symbol's name */
 	for (; lo < df->n && df->funcs[lo].entry == entry; lo++) {
 		Dwarf_Die die;
@@ -258,7 +309,7 @@ bool dwarf_func_in_file(struct ubinary *b, const char *name, uint64_t entry, con
 	const char *file;
 	int line;
 
-	if (!f || !(file = dwarf_decl_file(&f->die)) || !file_matches(file_pat, file))
+	if (!f || !(file = func_file(&f->die, f->entry)) || !file_matches(file_pat, file))
 		return false;
 	if (!colon)
 		return true;
@@ -334,6 +385,128 @@ int dwarf_line_addrs(struct ubinary *b, const char *func_pat, const char *file_p
 		kept++;
 	}
 	return kept;
+}
+
+/* ---- where a .function probe sits ------------------------------------------ */
+
+/* gcc before 4.5 could describe the prologue wrongly even when optimizing. */
+static bool old_gcc(Dwarf_Die *cu)
+{
+	Dwarf_Attribute a;
+	const char *p, *ver;
+	size_t n;
+
+	if (!dwarf_attr_integrate(cu, DW_AT_producer, &a) || !(p = dwarf_formstring(&a)) ||
+	    strncmp(p, "GNU ", 4))
+		return false;
+	/* "GNU C17 12.2.0 -O2 ...": the version is the third word */
+	ver = p + 4 + strcspn(p + 4, " ");
+	ver += strspn(ver, " ");
+	n = strcspn(ver, " ");
+	if (!n || strspn(ver, ".0123456789") < n)
+		return false;
+	return strverscmp(arena_strndup(ver, n), "4.5") < 0;
+}
+
+/* A variable or parameter under SCOPE whose location is a location list. */
+static bool has_loclist(Dwarf_Die *scope)
+{
+	Dwarf_Die d;
+	Dwarf_Attribute a;
+
+	if (dwarf_child(scope, &d) != 0)
+		return false;
+	do {
+		int tag = dwarf_tag(&d), form;
+
+		if (tag == DW_TAG_formal_parameter || tag == DW_TAG_variable) {
+			form = dwarf_attr_integrate(&d, DW_AT_location, &a) ? dwarf_whatform(&a) : 0;
+			if (form == DW_FORM_sec_offset)	/* stap counts no loclistx (clang) */
+				return true;
+		} else if (dwarf_haschildren(&d) && has_loclist(&d)) {
+			return true;
+		}
+	} while (dwarf_siblingof(&d, &d) == 0);
+	return false;
+}
+
+/*
+ * As stap (and gdb) decide: a CU describes its variables from each
+ * function's first instruction on when it has location lists - gcc and
+ * clang only emit them when optimizing - unless it is from gcc before
+ * 4.5. Unoptimized code's locations hold only after the prologue.
+ */
+static bool locs_valid(Dwarf_Die *cu)
+{
+	return !old_gcc(cu) && has_loclist(cu);
+}
+
+/* The same for FUNC's CU, which is walked once. */
+static bool cu_valid_locs(struct dwarf_file *df, Dwarf_Die *func)
+{
+	Dwarf_Die cu;
+	Dwarf_Off off;
+	size_t lo;
+
+	if (!dwarf_diecu(func, &cu, NULL, NULL))
+		return false;
+	off = dwarf_dieoffset(&cu);
+	lo = lower_bound(df->cus, df->ncus, off, cu_key);
+	if (lo == df->ncus || df->cus[lo].off != off)
+		return locs_valid(&cu);
+	if (df->cus[lo].valid_locs < 0)
+		df->cus[lo].valid_locs = locs_valid(&cu);
+	return df->cus[lo].valid_locs;
+}
+
+static uint64_t line_key(const void *v, size_t i)
+{
+	Dwarf_Addr a = 0;
+
+	dwarf_lineaddr(dwarf_onesrcline((Dwarf_Lines *)v, i), &a);
+	return a;
+}
+
+/*
+ * The end of the prologue as stap finds it: the line-table row after the
+ * entry's (gcc -O0 starts one where the parameters are in their stack
+ * slots, clang marks it prologue_end), unless the entry's row is itself
+ * marked or is in another file than the function, or the next row is
+ * past the function.
+ */
+static uint64_t prologue_end(Dwarf_Die *func, uint64_t entry)
+{
+	Dwarf_Die cu;
+	Dwarf_Lines *lines;
+	Dwarf_Line *l;
+	Dwarf_Addr a;
+	const char *file = func_file(func, entry), *src;
+	size_t nlines, k;
+	bool flag;
+
+	if (!file || !dwarf_diecu(func, &cu, NULL, NULL) ||
+	    dwarf_getsrclines(&cu, &lines, &nlines))
+		return entry;
+	k = lower_bound(lines, nlines, entry, line_key);	/* rows are sorted by address */
+	/* the end of the code before may share the entry's address */
+	while (k < nlines && !dwarf_lineendsequence(dwarf_onesrcline(lines, k), &flag) && flag)
+		k++;
+	if (k + 1 >= nlines || !(l = dwarf_onesrcline(lines, k)) || dwarf_lineaddr(l, &a) ||
+	    a != entry || (dwarf_lineprologueend(l, &flag) == 0 && flag) ||
+	    !(src = dwarf_linesrc(l, NULL, NULL)) || strcmp(src, file))
+		return entry;
+	l = dwarf_onesrcline(lines, k + 1);
+	if (dwarf_lineaddr(l, &a) || dwarf_lineendsequence(l, &flag) || flag ||
+	    dwarf_haspc(func, a) != 1)
+		return entry;
+	return a;
+}
+
+uint64_t dwarf_func_probe_pc(struct dwarf_func *f)
+{
+	if (cu_valid_locs(f->df, &f->die))
+		return f->entry;
+	return prologue_end(&f->die, f->entry);
 }
 
 /* ---- types ------------------------------------------------------------------- */
@@ -926,7 +1099,7 @@ static bool walk_start(struct walk *w, struct dwarf_func *f, Dwarf_Die *var, uin
 
 struct tv_ctx {
 	struct dwarf_func *f;
-	uint64_t pc;
+	uint64_t pc;		/* .return: where the entry values are captured */
 	bool is_return;		/* values come from the entry: captured there */
 	bool quiet;
 	struct node *n;		/* gets the plan */
@@ -973,6 +1146,22 @@ static int resolve_return(struct tv_ctx *t)
 	return 0;
 }
 
+/*
+ * Captures after the entry are matched with their return by the CFA there
+ * (the stack pointer the return will have); at the entry the runtime
+ * knows it. NULL, or why there is no key.
+ */
+static const char *capture_key(struct tv_ctx *t)
+{
+	struct eval ev = { .f = t->f, .pc = t->pc };
+
+	if (!t->f || t->pc == t->f->entry || t->caps->ret_sp)
+		return NULL;
+	t->caps->ret_sp = call_frame_cfa(&ev);
+	return t->caps->ret_sp ? NULL : "the binary's CFI does not describe the call frame "
+	       "after the prologue";
+}
+
 /* The plan of a value read at the probe, or, in a .return probe, captured at the entry. */
 static int set_value_plan(struct tv_ctx *t, const struct access *acc)
 {
@@ -983,7 +1172,8 @@ static int set_value_plan(struct tv_ctx *t, const struct access *acc)
 		uvar_set_long(t->n, acc);
 		return 0;
 	}
-	slot = entry_caps_add(t->caps, acc, &why);
+	why = capture_key(t);
+	slot = why ? -1 : entry_caps_add(t->caps, acc, &why);
 	if (slot < 0)
 		return tv_error(t, "'%s' cannot be taken at the function's entry: %s", t->var->name,
 				why);
@@ -1076,7 +1266,8 @@ static int resolve_list(struct tv_ctx *t, const char *what, bool pretty)
 		if (!t->is_return || items[i].literal)
 			continue;
 		/* a .return probe prints the values the function was called with */
-		items[i].entry_slot = entry_caps_add(t->caps, &items[i].acc, &why);
+		why = capture_key(t);
+		items[i].entry_slot = why ? -1 : entry_caps_add(t->caps, &items[i].acc, &why);
 		items[i].from_entry = items[i].entry_slot >= 0;
 		if (!items[i].from_entry)
 			items[i].literal = "?";
@@ -1111,9 +1302,10 @@ static int resolve_entry(struct tv_ctx *t)
 }
 
 /*
- * In a .return probe (PC is the function's entry) every variable but
- * $return is the value at the entry, as in stap: it is captured into
- * CAPS when the function is called.
+ * In a .return probe every variable but $return is the value at the
+ * entry, as in stap: it is captured into CAPS when the function is
+ * called, at PC (the entry, or where the prologue has stored the
+ * parameters).
  */
 int dwarf_target_var(struct session *s, struct derived_probe *d, struct dwarf_func *f,
 		     uint64_t pc, struct entry_caps *caps, struct node *n, bool quiet)

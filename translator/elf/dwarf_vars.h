@@ -32,6 +32,14 @@ struct dwarf_func *dwarf_func_find(struct ubinary *b, const char *name, uint64_t
 /* The DWARF function whose code contains link-time address PC, or NULL. */
 struct dwarf_func *dwarf_func_at(struct ubinary *b, uint64_t pc);
 
+/*
+ * Where a .function probe on F sits, as in stap: the entry when F's CU has
+ * location lists (optimized code, described from the first instruction
+ * on), else the end of the prologue from the line table, where -O0 code
+ * has stored its parameters.
+ */
+uint64_t dwarf_func_probe_pc(struct dwarf_func *f);
+
 /* "FILE:LINE" of its declaration as stap prints it in pp(), or NULL. */
 const char *dwarf_func_where(const struct dwarf_func *f);
 
@@ -62,8 +70,8 @@ bool dwarf_func_in_file(struct ubinary *b, const char *name, uint64_t entry, con
 /*
  * Checks target variable N of derived probe D (a probe at link-time PC in
  * function F, which may be NULL) and records how to read it in N; a
- * .return probe's values are captured at the entry into CAPS. With QUIET
- * nothing is reported. Returns 0 or -1.
+ * .return probe's values are captured into CAPS at PC (the entry, or the
+ * end of the prologue). With QUIET nothing is reported. Returns 0 or -1.
  */
 int dwarf_target_var(struct session *s, struct derived_probe *d, struct dwarf_func *f,
 		     uint64_t pc, struct entry_caps *caps, struct node *n, bool quiet);

@@ -227,11 +227,12 @@ void uprobe_emit_table(struct emitter *em, struct derived_probe **dps, int n, co
 		sb_printf(&em->glue, "\t{ .path = %s, .offset = 0x%" PRIx64 ", .ref_ctr_offset = 0x%"
 			  PRIx64 ", .pid = %" PRId64 ", .target_tree = %d, .is_return = %d, .optional = %d, "
 			  ".probe = &utap_probes[%d], .handler = utap_probe_%d, .data = %s, "
-			  ".capture = %s, .ncapture = %d },\n",
+			  ".capture = %s, .ncapture = %d, .capture_offset = 0x%" PRIx64 " },\n",
 			  c_string_literal(u->bin->path, strlen(u->bin->path)), u->offset,
 			  u->sema_offset, u->pid, u->target_tree, u->is_return, u->optional, dps[i]->index,
 			  dps[i]->handler, u->data_c ? u->data_c : "NULL",
-			  u->caps.n ? arena_printf("%s_capture_%d", name, i) : "NULL", u->caps.n);
+			  u->caps.n ? arena_printf("%s_capture_%d", name, i) : "NULL", u->caps.n,
+			  u->caps.n ? u->cap_offset : u->offset);
 	}
 	sb_printf(&em->glue, "};\n\n");
 	sb_printf(&em->reg, "\t{\n\t\tint rc = utap_uprobes_register(%s, %d);\n\n"

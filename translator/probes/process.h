@@ -56,6 +56,7 @@ struct usite {
 	const char *data_c;		/* C expression for the entry's .data, or NULL */
 	void *family;			/* the family's own data (SDT note, DWARF function) */
 	struct entry_caps caps;		/* .return: values taken at the function's entry */
+	uint64_t cap_offset;		/* .return: file offset where caps are taken */
 };
 
 /*

@@ -4,10 +4,13 @@
  *
  * Functions come from the binary's symbol tables (.symtab, else the
  * separate debuginfo's, else .dynsym with minidebuginfo), so stripped
- * files and libraries work. The probe sits on the function's first
- * instruction: at that point every parameter is where the calling
- * convention put it, which is what DWARF entry locations describe even in
- * optimized code. .return probes are uretprobes; $return is rax.
+ * files and libraries work. As in stap, the probe sits on the function's
+ * first instruction when optimized gcc code's DWARF describes the
+ * parameters from there on (or there is no DWARF), and after the
+ * prologue otherwise (-O0, clang): only there are the parameters in the
+ * stack slots DWARF names. .return probes are uretprobes on the entry;
+ * the values they read from the call are captured where a .call probe
+ * would sit. $return is rax.
  *
  * C++ functions are named as stap names them (cxxname.h): by their
  * qualified name without parameters, in DWARF's spelling where there is
@@ -35,6 +38,7 @@ static bool uprobe_match(const struct probe_point *pp)
 struct ufunc_probe {
 	const char *func;		/* symbol name, NULL for a numeric .statement */
 	struct dwarf_func *dw;		/* DWARF of the function, or NULL */
+	uint64_t vars_pc;		/* where target variables are read */
 };
 
 static const char *function_pp(const struct process_spec *spec, const struct ubinary *b,
@@ -50,14 +54,22 @@ static int add_function(struct session *s, struct probe_point *pp, struct derive
 			const struct process_spec *spec, struct ubinary *b,
 			const struct ufunc *f, const char *shown, bool is_return)
 {
-	struct usite *u = usite_new(pp, spec, b, f->vaddr);
 	struct ufunc_probe *fp = arena_alloc(sizeof(*fp));
 	struct derived_probe *d;
+	struct usite *u;
 
-	if (!u)
-		return -1;
 	fp->func = f->name;
 	fp->dw = dwarf_func_find(b, f->name, f->vaddr);
+	fp->vars_pc = fp->dw ? dwarf_func_probe_pc(fp->dw) : f->vaddr;
+	/* a uretprobe must sit on the entry, where the return address is on top */
+	u = usite_new(pp, spec, b, is_return ? f->vaddr : fp->vars_pc);
+	if (!u)
+		return -1;
+	if (is_return && !ubin_offset(b, fp->vars_pc, &u->cap_offset)) {
+		error_at(pp->loc, "the end of the prologue of '%s' (0x%" PRIx64 ") is not in a "
+			 "loadable segment of '%s'", f->name, fp->vars_pc, b->path);
+		return -1;
+	}
 	u->is_return = is_return;
 	u->func = f->name;
 	u->family = fp;
@@ -126,6 +138,7 @@ static int add_statement(struct probe_point *pp, struct derived_probe *proto,
 	if (!u)
 		return -1;
 	fp->dw = dwarf_func_at(b, addr);
+	fp->vars_pc = addr;
 	u->family = fp;
 	d = new_derived(proto, arena_printf("%s.statement(%s)", process_pp_prefix(b, spec->pid),
 					    where));
@@ -276,7 +289,7 @@ static int uprobe_target_var(struct session *s, struct derived_probe *d, struct 
 	struct usite *u = d->data;
 	const struct ufunc_probe *fp = u->family;
 
-	return dwarf_target_var(s, d, fp->dw, u->vaddr, &u->caps, n, quiet);
+	return dwarf_target_var(s, d, fp->dw, fp->vars_pc, &u->caps, n, quiet);
 }
 
 static struct val uprobe_emit_target_var(struct emitter *em, struct derived_probe *d,

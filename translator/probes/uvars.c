@@ -218,11 +218,13 @@ static void capture_one(struct strbuf *sb, const struct access *acc, int i)
 
 void uvar_emit_capture_fn(struct strbuf *sb, const char *name, const struct entry_caps *ec)
 {
-	sb_printf(sb, "static void %s(struct pt_regs *regs, s64 *v, u64 *ok)\n{\n", name);
+	sb_printf(sb, "static unsigned long %s(struct pt_regs *regs, s64 *v, u64 *ok)\n{\n", name);
 	/* the plans read registers as c->regs->..., as in a handler */
 	sb_printf(sb, "\tstruct { struct pt_regs *regs; } cc = { regs }, *c = &cc;\n");
 	sb_printf(sb, "\tint64_t t;\n\n\t*ok = 0;\n");
 	for (int i = 0; i < ec->n; i++)
 		capture_one(sb, &ec->v[i], i);
-	sb_printf(sb, "\t(void)c;\n}\n\n");
+	/* at the entry the return address was the last push */
+	sb_printf(sb, "\t(void)c;\n\treturn %s;\n}\n\n",
+		  ec->ret_sp ? ec->ret_sp : "regs->sp + sizeof(long)");
 }

@@ -57,6 +57,7 @@ struct list_item {
 struct entry_caps {
 	struct access *v;
 	int n, cap;
+	const char *ret_sp;	/* captured after the entry: the CFA there, which the return's sp will be */
 };
 
 /* Adds ACC to the captures; its slot, or -1 with *why when it cannot be captured. */
@@ -65,7 +66,10 @@ int entry_caps_add(struct entry_caps *ec, const struct access *acc, const char *
 /* n is the long captured in SLOT. */
 void uvar_set_entry(struct node *n, int slot);
 
-/* The C function NAME(regs, v, ok) that computes the captures of EC at the entry. */
+/*
+ * The C function NAME(regs, v, ok) that computes the captures of EC and
+ * returns the stack pointer the function's return will have.
+ */
 void uvar_emit_capture_fn(struct strbuf *sb, const char *name, const struct entry_caps *ec);
 
 /* n is a long computed by acc. */
