@@ -47,6 +47,7 @@ struct dwarf_func {
 	Dwarf_Die die;			/* the concrete (out-of-line) subprogram */
 	uint64_t entry;
 	const char *where;		/* "file:line" or NULL */
+	bool blocks;			/* a statement's: the blocks around it have variables too */
 };
 
 static bool has_debug_info(Elf *elf)
@@ -268,6 +269,7 @@ struct dwarf_func *dwarf_func_at(struct ubinary *b, uint64_t pc)
 		f->die = die;
 		f->entry = df->funcs[i - 1].entry;
 		f->where = decl_where(&die, f->entry);
+		f->blocks = true;
 		return f;
 	}
 	return NULL;
@@ -594,10 +596,47 @@ static void inner_name(struct strbuf *sb, Dwarf_Die *type, int depth)
 		sb_puts(sb, "void");
 }
 
+/* "int (**) (long int, char const*)": NPTR pointers to function type FN, as stap writes them. */
+static void fn_pointer_name(struct strbuf *sb, Dwarf_Die *fn, int nptr, int depth)
+{
+	Dwarf_Die child, t;
+	bool any = false, proto = dwarf_hasattr(fn, DW_AT_prototyped);
+
+	inner_name(sb, fn, depth);
+	sb_printf(sb, " (%.*s) (", nptr, "****************");
+	if (dwarf_child(fn, &child) == 0) {
+		do {
+			int tag = dwarf_tag(&child);
+
+			if (tag != DW_TAG_formal_parameter && tag != DW_TAG_unspecified_parameters)
+				continue;
+			sb_puts(sb, any ? ", " : "");
+			if (tag == DW_TAG_unspecified_parameters)
+				sb_puts(sb, "...");
+			else if (die_type(&child, &t))
+				type_name_into(sb, &t, depth + 1);
+			any = true;
+		} while (dwarf_siblingof(&child, &child) == 0);
+	}
+	sb_puts(sb, any ? ")" : proto ? "void)" : "...)");
+}
+
+/* Pointers to a function type: their count, with *fn set; 0 for anything else. */
+static int fn_pointers(Dwarf_Die *type, Dwarf_Die *fn)
+{
+	int n = 0;
+
+	*fn = *type;
+	while (n < 16 && dwarf_tag(fn) == DW_TAG_pointer_type && die_type(fn, fn))
+		n++;
+	return dwarf_tag(fn) == DW_TAG_subroutine_type ? n : 0;
+}
+
 static void type_name_into(struct strbuf *sb, Dwarf_Die *type, int depth)
 {
 	const char *name = dwarf_diename(type);
-	Dwarf_Word n;
+	Dwarf_Die fn;
+	int nptr;
 
 	if (depth > 16) {
 		sb_puts(sb, "?");
@@ -605,6 +644,12 @@ static void type_name_into(struct strbuf *sb, Dwarf_Die *type, int depth)
 	}
 	switch (dwarf_tag(type)) {
 	case DW_TAG_pointer_type:
+		nptr = fn_pointers(type, &fn);
+		if (nptr) {
+			fn_pointer_name(sb, &fn, nptr, depth);
+			return;
+		}
+		/* fallthrough */
 	case DW_TAG_reference_type:
 	case DW_TAG_rvalue_reference_type:
 		inner_name(sb, type, depth);
@@ -626,13 +671,10 @@ static void type_name_into(struct strbuf *sb, Dwarf_Die *type, int depth)
 		return;
 	case DW_TAG_array_type:
 		inner_name(sb, type, depth);
-		if (dwarf_aggregate_size(type, &n) == 0)
-			sb_printf(sb, "[%" PRIu64 "]", (uint64_t)n);
-		else
-			sb_puts(sb, "[]");
+		sb_puts(sb, "[]");
 		return;
 	case DW_TAG_subroutine_type:
-		sb_puts(sb, "void (*)()");
+		fn_pointer_name(sb, type, 0, depth);
 		return;
 	default:
 		sb_puts(sb, name ? name : "?");
@@ -891,35 +933,60 @@ static struct dwloc var_location(struct dwarf_func *f, Dwarf_Die *var, uint64_t 
 
 /* ---- variables in scope ------------------------------------------------------- */
 
-/* The parameters (or top-level locals) of FUNC, in order. */
-static int func_vars(Dwarf_Die *func, int tag, Dwarf_Die *out, int max)
-{
-	Dwarf_Die child;
-	int n = 0;
+enum { VARS_PARMS = 1, VARS_LOCALS = 2, VARS_ALL = 3 };
 
-	if (dwarf_child(func, &child) != 0)
-		return 0;
+/* The lexical block of SCOPE that holds PC (not an inlined call's), or false. */
+static bool inner_block(Dwarf_Die *scope, uint64_t pc, Dwarf_Die *out)
+{
+	if (dwarf_child(scope, out) != 0)
+		return false;
 	do {
-		if (dwarf_tag(&child) == tag && dwarf_diename(&child) && n < max)
-			out[n++] = child;
-	} while (dwarf_siblingof(&child, &child) == 0);
+		if (dwarf_tag(out) == DW_TAG_lexical_block && dwarf_haspc(out, pc) == 1)
+			return true;
+	} while (dwarf_siblingof(out, out) == 0);
+	return false;
+}
+
+/*
+ * The named variables (WANT: parameters, locals or both) of F, as stap
+ * lists them: at a statement those in scope at PC, innermost block first;
+ * at a function's probe the function's own. Each scope's in declaration
+ * order; at most MAX.
+ */
+static int vars_at(struct dwarf_func *f, uint64_t pc, int want, Dwarf_Die *out, int max)
+{
+	Dwarf_Die scopes[16], child;
+	int ns = 0, n = 0;
+
+	scopes[ns++] = f->die;
+	while (f->blocks && ns < (int)ARRAY_LEN(scopes) &&
+	       inner_block(&scopes[ns - 1], pc, &scopes[ns]))
+		ns++;
+	while (ns-- > 0) {
+		if (dwarf_child(&scopes[ns], &child) != 0)
+			continue;
+		do {
+			int tag = dwarf_tag(&child);
+			int kind = tag == DW_TAG_formal_parameter ? VARS_PARMS :
+				   tag == DW_TAG_variable ? VARS_LOCALS : 0;
+
+			if ((kind & want) && dwarf_diename(&child) && n < max)
+				out[n++] = child;
+		} while (dwarf_siblingof(&child, &child) == 0);
+	}
 	return n;
 }
 
-static bool find_var(Dwarf_Die *func, const char *name, Dwarf_Die *out)
+static bool find_var(struct dwarf_func *f, uint64_t pc, const char *name, Dwarf_Die *out)
 {
-	static const int tags[] = { DW_TAG_formal_parameter, DW_TAG_variable };
 	Dwarf_Die vars[128];
+	int n = vars_at(f, pc, VARS_ALL, vars, 128);
 
-	for (size_t t = 0; t < ARRAY_LEN(tags); t++) {
-		int n = func_vars(func, tags[t], vars, 128);
-
-		for (int i = 0; i < n; i++)
-			if (!strcmp(dwarf_diename(&vars[i]), name)) {
-				*out = vars[i];
-				return true;
-			}
-	}
+	for (int i = 0; i < n; i++)
+		if (!strcmp(dwarf_diename(&vars[i]), name)) {
+			*out = vars[i];
+			return true;
+		}
 	return false;
 }
 
@@ -1190,7 +1257,7 @@ static int resolve_named(struct tv_ctx *t, const char *name)
 	if (!t->f)
 		return tv_error(t, "target variable '%s' needs debuginfo (DWARF), and '%s' has none",
 				v->name, "the probed binary");
-	if (!find_var(&t->f->die, name, &var))
+	if (!find_var(t->f, t->pc, name, &var))
 		return tv_error(t, "no variable or parameter '%s' in function '%s'", name,
 				dwarf_diename(&t->f->die) ? dwarf_diename(&t->f->die) : "?");
 	if (!walk_start(&w, t->f, &var, t->pc))
@@ -1249,15 +1316,13 @@ static int resolve_list(struct tv_ctx *t, const char *what, bool pretty)
 {
 	Dwarf_Die vars[256];
 	struct list_item *items;
-	int n = 0;
+	int n;
 
 	if (!t->f)
 		return tv_error(t, "'%s' needs debuginfo (DWARF), and '%s' has none", t->n->name,
 				"the probed binary");
-	if (strcmp(what, "locals"))
-		n = func_vars(&t->f->die, DW_TAG_formal_parameter, vars, 128);
-	if (strcmp(what, "parms"))
-		n += func_vars(&t->f->die, DW_TAG_variable, vars + n, 128);
+	n = vars_at(t->f, t->pc, !strcmp(what, "parms") ? VARS_PARMS :
+		    !strcmp(what, "locals") ? VARS_LOCALS : VARS_ALL, vars, 256);
 	items = arena_alloc(sizeof(*items) * (n + 1));
 	for (int i = 0; i < n; i++) {
 		const char *why;
@@ -1354,9 +1419,22 @@ struct val dwarf_emit_target_var(struct emitter *em, struct derived_probe *d, st
 
 /* ---- -L ------------------------------------------------------------------------ */
 
-void dwarf_list_vars(const struct dwarf_func *f, bool is_return, FILE *out)
+/* stap lists a variable where it has a location (or a constant value). */
+static bool located_at(Dwarf_Die *var, uint64_t pc)
 {
-	Dwarf_Die vars[128], func;
+	Dwarf_Attribute a;
+	Dwarf_Op *ops;
+	size_t n;
+
+	if (dwarf_attr(var, DW_AT_const_value, &a))
+		return true;
+	return dwarf_attr(var, DW_AT_location, &a) &&
+	       dwarf_getlocation_addr(&a, pc, &ops, &n, 1) > 0 && n > 0;
+}
+
+void dwarf_list_vars(struct dwarf_func *f, uint64_t pc, bool is_return, FILE *out)
+{
+	Dwarf_Die vars[256];
 	int n;
 
 	if (!f) {
@@ -1364,10 +1442,10 @@ void dwarf_list_vars(const struct dwarf_func *f, bool is_return, FILE *out)
 			fputs(" $return:long", out);
 		return;
 	}
-	func = f->die;
-	n = func_vars(&func, DW_TAG_formal_parameter, vars, 128);
+	n = vars_at(f, pc, VARS_ALL, vars, 256);
 	for (int i = 0; i < n; i++)
-		fprintf(out, " $%s:%s", dwarf_diename(&vars[i]), dw_type_name(&vars[i]));
-	if (is_return && die_type(&func, &(Dwarf_Die){ 0 }))
-		fprintf(out, " $return:%s", dw_type_name(&func));
+		if (located_at(&vars[i], pc))
+			fprintf(out, " $%s:%s", dwarf_diename(&vars[i]), dw_type_name(&vars[i]));
+	if (is_return && die_type(&f->die, &(Dwarf_Die){ 0 }))
+		fprintf(out, " $return:%s", dw_type_name(&f->die));
 }

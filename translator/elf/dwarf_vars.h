@@ -26,10 +26,16 @@
 
 struct dwarf_func;
 
-/* The DWARF function whose entry is ENTRY (named NAME), or NULL without DWARF. */
+/*
+ * The DWARF function whose entry is ENTRY (named NAME), or NULL without
+ * DWARF: for a .function probe, whose variables are the function's own.
+ */
 struct dwarf_func *dwarf_func_find(struct ubinary *b, const char *name, uint64_t entry);
 
-/* The DWARF function whose code contains link-time address PC, or NULL. */
+/*
+ * The DWARF function whose code contains link-time address PC, or NULL:
+ * for a statement, where the variables of the blocks around it count too.
+ */
 struct dwarf_func *dwarf_func_at(struct ubinary *b, uint64_t pc);
 
 /*
@@ -79,7 +85,7 @@ int dwarf_target_var(struct session *s, struct derived_probe *d, struct dwarf_fu
 /* The value of a target variable dwarf_target_var() accepted. */
 struct val dwarf_emit_target_var(struct emitter *em, struct derived_probe *d, struct node *n);
 
-/* -L: " $name:type" for each parameter (and $return in return probes). */
-void dwarf_list_vars(const struct dwarf_func *f, bool is_return, FILE *out);
+/* -L: " $name:type" for each variable located at PC (and $return in return probes). */
+void dwarf_list_vars(struct dwarf_func *f, uint64_t pc, bool is_return, FILE *out);
 
 #endif /* UTAP_DWARF_VARS_H */

@@ -303,7 +303,7 @@ static void uprobe_list_vars(struct session *s, struct derived_probe *d, FILE *o
 	const struct usite *u = d->data;
 	const struct ufunc_probe *fp = u->family;
 
-	dwarf_list_vars(fp->dw, u->is_return, out);
+	dwarf_list_vars(fp->dw, fp->vars_pc, u->is_return, out);
 }
 
 const struct provider provider_process_code = {
