@@ -13,6 +13,15 @@ PROGS_CXX := $(wildcard testsuite/progs/*.cc)
 PROGS := $(patsubst testsuite/progs/%.c,$(B)/progs/%,$(PROGS_C)) \
 	 $(patsubst testsuite/progs/%.cc,$(B)/progs/%,$(PROGS_CXX))
 
+# u_levels.c is built at each optimization level a user picks (-O0, the
+# tutorials' default, first): where probes sit and parameters live differs.
+LEVEL_PROGS := $(foreach o,O0 O1 O2 Og,$(B)/progs/u_levels-$(o))
+PROGS := $(filter-out $(B)/progs/u_levels,$(PROGS)) $(LEVEL_PROGS)
+
+$(B)/progs/u_levels-%: testsuite/progs/u_levels.c
+	@mkdir -p $(dir $@)
+	$(CC) -$* -g -o $@ $<
+
 # NAME.so.c is a shared library (for dlopen tests)
 $(B)/progs/%.so: testsuite/progs/%.so.c
 	@mkdir -p $(dir $@)
