@@ -504,9 +504,17 @@ static uint64_t prologue_end(Dwarf_Die *func, uint64_t entry)
 	return a;
 }
 
+/*
+ * A function without a frame base (an assembler's DW_TAG_subprogram) has
+ * no prologue storing parameters: its probe stays on the entry, so a
+ * .call probe sees its first instruction (stap would take the second row).
+ */
 uint64_t dwarf_func_probe_pc(struct dwarf_func *f)
 {
-	if (cu_valid_locs(f->df, &f->die))
+	Dwarf_Attribute a;
+
+	if (cu_valid_locs(f->df, &f->die) ||
+	    !dwarf_attr_integrate(&f->die, DW_AT_frame_base, &a))
 		return f->entry;
 	return prologue_end(&f->die, f->entry);
 }
