@@ -160,14 +160,17 @@ int process_spec_read(struct session *s, const struct probe_point *pp, bool need
 	return 1;
 }
 
+/* process(PID) or process("PATH"); B may be NULL for a PID (process(PID).end). */
 const char *process_pp_prefix(const struct ubinary *b, int64_t pid)
 {
-	struct node arg = { .kind = N_STR, .str = b->path, .str_len = strlen(b->path) };
+	struct node arg = { .kind = N_STR };
 	struct pp_component comp = { .name = "process", .arg = &arg };
 	struct probe_point pp = { .comps = &comp };
 
 	if (pid)
 		return arena_printf("process(%" PRId64 ")", pid);
+	arg.str = b->path;
+	arg.str_len = strlen(b->path);
 	return pp_string(&pp);
 }
 
