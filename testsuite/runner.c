@@ -688,7 +688,7 @@ static void write_guest_script(struct test *list, const char *path, const char *
 		if (!runs_in_guest(t))
 			continue;
 		fprintf(f, "\n# %s\ncd %s || exit 1\n", t->name, t->dir);
-		fprintf(f, "echo 'start %s' >> %s\n", t->modname, progress);
+		fprintf(f, "echo 'start %s' >> %s; t0=$(date +%%s)\n", t->modname, progress);
 		fprintf(f, "export MOD=%s/%s.ko MODNAME=%s UTAP=%s/%s PROGS=%s/build/progs WORK=%s\n",
 			t->dir, t->modname, t->modname, srcdir, utap, srcdir, t->dir);
 		fprintf(f, "echo \"utap-test: %s\" > /dev/kmsg 2>/dev/null\n", t->name);
@@ -716,6 +716,7 @@ static void write_guest_script(struct test *list, const char *path, const char *
 		fprintf(f, "grep -q \"^$MODNAME \" /proc/modules && echo \"module $MODNAME still "
 			"loaded\" >> guest.stderr && rmmod $MODNAME\n");
 		fprintf(f, "dmesg -c > dmesg.txt 2>&1\n");
+		fprintf(f, "echo $(($(date +%%s) - t0)) > guest.secs\n");
 		fprintf(f, "echo 'done %s' >> %s\n", t->modname, progress);
 	}
 	/* each test's status is in its directory; the script itself succeeds */
@@ -848,6 +849,33 @@ static bool run_one_boot(struct test *list, const char *guest, int boot)
 	return false;
 }
 
+/* The guest tests that took longest, for whoever keeps the run short. */
+static void print_slowest(struct test *list, int k)
+{
+	struct test *top[16] = { 0 };
+	int secs[16] = { 0 }, n = k < 16 ? k : 16;
+
+	for (struct test *t = list; t; t = t->next) {
+		char *txt = t->built ? slurp(xasprintf("%s/guest.secs", t->dir), NULL) : NULL;
+		int v = txt ? atoi(txt) : -1, i;
+
+		free(txt);
+		for (i = n; i > 0 && (!top[i - 1] || secs[i - 1] < v); i--)
+			if (i < n) {
+				top[i] = top[i - 1];
+				secs[i] = secs[i - 1];
+			}
+		if (i < n && v >= 0) {
+			top[i] = t;
+			secs[i] = v;
+		}
+	}
+	printf("# slowest guest tests:");
+	for (int i = 0; i < n && top[i]; i++)
+		printf(" %s %ds%s", top[i]->name, secs[i], i + 1 < n && top[i + 1] ? "," : "");
+	printf("\n");
+}
+
 static void run_vm_tests(const char *vmdir, const char *only, int jobs)
 {
 	struct test *list = NULL, **tail = &list;
@@ -911,6 +939,7 @@ static void run_vm_tests(const char *vmdir, const char *only, int jobs)
 		;
 	if (verbose)
 		printf("# ran %d guest tests in %ld s\n", nguest, (long)(time(NULL) - t0));
+	print_slowest(list, 8);
 	for (struct test *t = list; t; t = t->next) {
 		if (t->hung)
 			result(false, xasprintf("vm/%s", t->name), "the guest stopped answering "
