@@ -9,6 +9,6 @@ UTAP_SRCS += translator/ksyms.c translator/probes/kprobe.c translator/probes/ker
 # lists, trace headers.
 UNIT_TESTS += test_kprobes
 test_kprobes_SRCS := testsuite/unit/test_kprobes.c translator/ksyms.c translator/probes/cparams.c \
-	translator/probes/tphdr.c translator/arena.c translator/strbuf.c translator/diag.c \
-	translator/util.c translator/kbtf.c
+	translator/probes/tphdr.c translator/base/arena.c translator/base/strbuf.c translator/base/diag.c \
+	translator/base/util.c translator/kbtf.c
 test_kprobes_LIBS := -lelf

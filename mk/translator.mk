@@ -1,6 +1,6 @@
 # The utap program: passes 1-5 (the VM and ELF parts have their own fragments).
-UTAP_SRCS += translator/main.c translator/arena.c translator/strbuf.c translator/diag.c \
-	translator/util.c translator/command.c translator/lexer.c translator/preproc.c \
+UTAP_SRCS += translator/main.c translator/base/arena.c translator/base/strbuf.c translator/base/diag.c \
+	translator/base/util.c translator/command.c translator/lexer.c translator/preproc.c \
 	translator/parse.c translator/format.c translator/elaborate.c translator/types.c translator/dump.c \
 	translator/emit.c translator/build.c translator/run.c translator/listing.c \
 	translator/formats/sink.c translator/ustack.c translator/tables.c \
@@ -14,13 +14,13 @@ UTAP_SRCS += translator/emit_data.c
 
 # Passes 1 and 2 on arbitrary input.
 FUZZERS += fuzz_translate
-fuzz_translate_SRCS := testsuite/fuzz/fuzz_translate.c translator/arena.c translator/strbuf.c \
-	translator/diag.c translator/util.c translator/lexer.c translator/preproc.c \
+fuzz_translate_SRCS := testsuite/fuzz/fuzz_translate.c translator/base/arena.c translator/base/strbuf.c \
+	translator/base/diag.c translator/base/util.c translator/lexer.c translator/preproc.c \
 	translator/parse.c translator/format.c translator/elaborate.c translator/types.c \
 	translator/dump.c translator/probes/begin_end.c
 fuzz_translate_CFLAGS := -D_GNU_SOURCE
 
 # The -c command: splitting, the shell line, and why a program cannot start.
 UNIT_TESTS += test_command
-test_command_SRCS := testsuite/unit/test_command.c translator/command.c translator/arena.c \
-	translator/strbuf.c translator/diag.c translator/util.c
+test_command_SRCS := testsuite/unit/test_command.c translator/command.c translator/base/arena.c \
+	translator/base/strbuf.c translator/base/diag.c translator/base/util.c

@@ -32,6 +32,6 @@ testsuite-progs: $(UPROBE_PROGS)
 
 # C++ names: demangling and matching patterns by components.
 UNIT_TESTS += test_cxxname
-test_cxxname_SRCS := testsuite/unit/test_cxxname.c translator/probes/cxxname.c translator/arena.c \
-	translator/strbuf.c translator/diag.c
+test_cxxname_SRCS := testsuite/unit/test_cxxname.c translator/probes/cxxname.c translator/base/arena.c \
+	translator/base/strbuf.c translator/base/diag.c
 test_cxxname_LIBS := -liberty
