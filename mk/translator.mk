@@ -1,8 +1,8 @@
 # The utap program: passes 1-5 (the VM and ELF parts have their own fragments).
 UTAP_SRCS += translator/main.c translator/base/arena.c translator/base/strbuf.c translator/base/diag.c \
-	translator/base/util.c translator/command.c translator/lexer.c translator/preproc.c \
-	translator/parse.c translator/format.c translator/elaborate.c translator/types.c translator/dump.c \
-	translator/emit.c translator/build.c translator/run.c translator/listing.c \
+	translator/base/util.c translator/command.c translator/front/lexer.c translator/front/preproc.c \
+	translator/front/parse.c translator/front/printf_format.c translator/sema/elaborate.c translator/sema/types.c translator/front/dump.c \
+	translator/emit.c translator/build.c translator/run.c translator/sema/listing.c \
 	translator/formats/sink.c translator/ustack.c translator/tables.c \
 	translator/probes/providers.c translator/probes/begin_end.c
 
@@ -15,9 +15,9 @@ UTAP_SRCS += translator/emit_data.c
 # Passes 1 and 2 on arbitrary input.
 FUZZERS += fuzz_translate
 fuzz_translate_SRCS := testsuite/fuzz/fuzz_translate.c translator/base/arena.c translator/base/strbuf.c \
-	translator/base/diag.c translator/base/util.c translator/lexer.c translator/preproc.c \
-	translator/parse.c translator/format.c translator/elaborate.c translator/types.c \
-	translator/dump.c translator/probes/begin_end.c
+	translator/base/diag.c translator/base/util.c translator/front/lexer.c translator/front/preproc.c \
+	translator/front/parse.c translator/front/printf_format.c translator/sema/elaborate.c translator/sema/types.c \
+	translator/front/dump.c translator/probes/begin_end.c
 fuzz_translate_CFLAGS := -D_GNU_SOURCE
 
 # The -c command: splitting, the shell line, and why a program cannot start.
