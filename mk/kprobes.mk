@@ -1,14 +1,14 @@
 # Kernel probe families (kprobe, kernel.function, timer, perf, tracepoints,
 # error) and the target kernel's symbol list.
-UTAP_SRCS += translator/ksyms.c translator/probes/kprobe.c translator/probes/kernel_function.c \
+UTAP_SRCS += translator/kernel/ksyms.c translator/probes/kprobe.c translator/probes/kernel_function.c \
 	translator/probes/timer.c translator/probes/perf.c translator/probes/error_probe.c \
 	translator/probes/tracepoint.c translator/probes/tphdr.c translator/probes/cparams.c \
-	translator/kbtf.c translator/probes/btfvars.c
+	translator/kernel/kbtf.c translator/probes/btfvars.c
 
 # The translate-time parsers: kallsyms and the kprobe blacklist, C parameter
 # lists, trace headers.
 UNIT_TESTS += test_kprobes
-test_kprobes_SRCS := testsuite/unit/test_kprobes.c translator/ksyms.c translator/probes/cparams.c \
+test_kprobes_SRCS := testsuite/unit/test_kprobes.c translator/kernel/ksyms.c translator/probes/cparams.c \
 	translator/probes/tphdr.c translator/base/arena.c translator/base/strbuf.c translator/base/diag.c \
-	translator/base/util.c translator/kbtf.c
+	translator/base/util.c translator/kernel/kbtf.c
 test_kprobes_LIBS := -lelf

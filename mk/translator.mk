@@ -2,7 +2,7 @@
 UTAP_SRCS += translator/main.c translator/base/arena.c translator/base/strbuf.c translator/base/diag.c \
 	translator/base/util.c translator/command.c translator/front/lexer.c translator/front/preproc.c \
 	translator/front/parse.c translator/front/printf_format.c translator/sema/elaborate.c translator/sema/types.c translator/front/dump.c \
-	translator/emit.c translator/build.c translator/run.c translator/sema/listing.c \
+	translator/emit.c translator/kernel/kbuild.c translator/run.c translator/sema/listing.c \
 	translator/formats/sink.c translator/ustack.c translator/tables.c \
 	translator/probes/providers.c translator/probes/begin_end.c
 

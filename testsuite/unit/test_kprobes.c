@@ -4,8 +4,8 @@
  * (cparams.c) and tracepoint declarations in trace headers (tphdr.c).
  */
 #include "unit.h"
-#include "kbtf.h"
-#include "ksyms.h"
+#include "kernel/kbtf.h"
+#include "kernel/ksyms.h"
 #include "probes/cparams.h"
 #include "probes/tphdr.h"
 #include "emit.h"

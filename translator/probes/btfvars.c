@@ -12,7 +12,7 @@
 #include "btfvars.h"
 #include "cparams.h"
 #include "emit.h"
-#include "kbtf.h"
+#include "kernel/kbtf.h"
 
 #include <stdarg.h>
 #include <string.h>

@@ -6,7 +6,7 @@
  */
 #include "kprobe.h"
 #include "emit.h"
-#include "ksyms.h"
+#include "kernel/ksyms.h"
 
 #include <fnmatch.h>
 #include <string.h>

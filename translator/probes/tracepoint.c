@@ -9,7 +9,7 @@
  */
 #include "cparams.h"
 #include "emit.h"
-#include "ksyms.h"
+#include "kernel/ksyms.h"
 #include "tphdr.h"
 
 #include <fnmatch.h>

@@ -16,7 +16,7 @@
  * NOKPROBE functions, which the kernel's blacklist lists as address ranges),
  * so that wildcards skip them as stap's do.
  */
-#include "ksyms.h"
+#include "kernel/ksyms.h"
 #include "vm.h"
 
 #include <errno.h>

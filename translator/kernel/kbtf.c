@@ -4,8 +4,8 @@
  * offset and count is checked against the sections, so a damaged file is
  * rejected, never read out of bounds.
  */
-#include "kbtf.h"
-#include "ksyms.h"
+#include "kernel/kbtf.h"
+#include "kernel/ksyms.h"
 
 #include <stdlib.h>
 #include <string.h>
