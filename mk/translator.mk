@@ -2,15 +2,15 @@
 UTAP_SRCS += translator/main.c translator/base/arena.c translator/base/strbuf.c translator/base/diag.c \
 	translator/base/util.c translator/command.c translator/front/lexer.c translator/front/preproc.c \
 	translator/front/parse.c translator/front/printf_format.c translator/sema/elaborate.c translator/sema/types.c translator/front/dump.c \
-	translator/emit.c translator/kernel/kbuild.c translator/run.c translator/sema/listing.c \
-	translator/formats/sink.c translator/ustack.c translator/tables.c \
+	translator/codegen/emit.c translator/kernel/kbuild.c translator/run.c translator/sema/listing.c \
+	translator/formats/sink.c translator/codegen/ustack.c translator/tables.c \
 	translator/probes/providers.c translator/probes/begin_end.c
 
 # The runtime's pure core in user space.
 UNIT_TESTS += test_core
 test_core_SRCS := testsuite/unit/test_core.c runtime/core/format.c runtime/core/map.c \
 	runtime/core/stats.c
-UTAP_SRCS += translator/emit_data.c
+UTAP_SRCS += translator/codegen/emit_data.c
 
 # Passes 1 and 2 on arbitrary input.
 FUZZERS += fuzz_translate

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "regex_compile.h"
+#include "codegen/regex_compile.h"
 
 #define FAIL() __builtin_trap()
 

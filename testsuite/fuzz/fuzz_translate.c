@@ -5,7 +5,7 @@
  * the fuzzer read binaries, kernel symbols or boot a guest.
  */
 #include "utap.h"
-#include "emit.h"
+#include "codegen/emit.h"
 
 #include <stdlib.h>
 #include <string.h>

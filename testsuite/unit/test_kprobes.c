@@ -8,7 +8,7 @@
 #include "kernel/ksyms.h"
 #include "probes/cparams.h"
 #include "probes/tphdr.h"
-#include "emit.h"
+#include "codegen/emit.h"
 #include "vm.h"
 
 #include <stdarg.h>

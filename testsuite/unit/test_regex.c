@@ -16,7 +16,7 @@
  * parse tree.
  */
 #include "unit.h"
-#include "../../translator/regex.c"
+#include "../../translator/codegen/regex.c"
 
 #include <regex.h>
 #include <time.h>

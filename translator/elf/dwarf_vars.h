@@ -20,7 +20,7 @@
 #include <elfutils/libdw.h>
 #include <stdio.h>
 
-#include "emit.h"
+#include "codegen/emit.h"
 #include "probes/process_bin.h"
 #include "probes/uvars.h"
 

@@ -5,7 +5,7 @@
  * order) from the runner's start and stop requests, in process context.
  * never probes are type-checked and compiled but never run.
  */
-#include "emit.h"
+#include "codegen/emit.h"
 
 #include <stdlib.h>
 #include <string.h>

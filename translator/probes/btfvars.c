@@ -11,7 +11,7 @@
  */
 #include "btfvars.h"
 #include "cparams.h"
-#include "emit.h"
+#include "codegen/emit.h"
 #include "kernel/kbtf.h"
 
 #include <stdarg.h>

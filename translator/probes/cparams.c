@@ -7,7 +7,7 @@
  * headers when the module is built.
  */
 #include "cparams.h"
-#include "emit.h"
+#include "codegen/emit.h"
 
 #include <ctype.h>
 #include <string.h>

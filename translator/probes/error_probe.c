@@ -3,7 +3,7 @@
  * the session ends because run-time errors went past MAXERRORS (by default
  * the first one), in place of the end probes, in priority order as stap runs them.
  */
-#include "emit.h"
+#include "codegen/emit.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -11,7 +11,7 @@
  */
 #include "btfvars.h"
 #include "kprobe.h"
-#include "emit.h"
+#include "codegen/emit.h"
 
 #include <string.h>
 

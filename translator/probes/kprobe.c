@@ -5,7 +5,7 @@
  * kernel's symbols at translate time, and registered by name at run time.
  */
 #include "kprobe.h"
-#include "emit.h"
+#include "codegen/emit.h"
 #include "kernel/ksyms.h"
 
 #include <fnmatch.h>

@@ -4,7 +4,7 @@
  * for it (tapsets/perf.stp). Whether the CPU has the event is only known
  * at run time; '?' makes a missing one a silent no-op there.
  */
-#include "emit.h"
+#include "codegen/emit.h"
 
 #include <string.h>
 

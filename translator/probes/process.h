@@ -7,7 +7,7 @@
 #ifndef UTAP_PROCESS_H
 #define UTAP_PROCESS_H
 
-#include "emit.h"
+#include "codegen/emit.h"
 #include "probes/process_bin.h"
 #include "probes/uvars.h"
 

@@ -3,7 +3,7 @@
  * timer.hz(N) and timer.jiffies(N)[.randomize(M)], with stap's limits and
  * messages. (timer.profile is a tapset alias for a per-CPU perf sample.)
  */
-#include "emit.h"
+#include "codegen/emit.h"
 
 #include <string.h>
 

@@ -8,7 +8,7 @@
  * faulting (cparams.c); there is no DWARF. pp() is kernel.trace("sys:name").
  */
 #include "cparams.h"
-#include "emit.h"
+#include "codegen/emit.h"
 #include "kernel/ksyms.h"
 #include "tphdr.h"
 

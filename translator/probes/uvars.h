@@ -12,7 +12,7 @@
 #ifndef UTAP_UVARS_H
 #define UTAP_UVARS_H
 
-#include "emit.h"
+#include "codegen/emit.h"
 
 /* An integer as the target holds it. */
 struct scalar {
