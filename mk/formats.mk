@@ -2,23 +2,23 @@
 #
 #   runtime/formats/      pure-core streaming encoders (qtrace, lackey), also
 #                         compiled into modules by runtime/formats/output.c
-#   translator/formats/   the runner's trace sink, the whole-run writers
+#   translator/runner/trace/ the runner's trace sink, the whole-run writers
 #                         (drcov, callgrind, lcov) and the readers (qtrace, drcov)
 #   bench/formats/        build/fmt-ptrace (a ptrace stepper that writes the
 #                         formats: reference traces on the host), build/fmt-dump
 #                         (the readers on the command line), build/bench/formats
 
 FMT_RT_SRCS   := runtime/formats/qtrace.c runtime/formats/lackey.c runtime/formats/stream.c
-FMT_RUN_SRCS  := translator/formats/tout.c translator/formats/drcov.c \
-	translator/formats/callgrind.c translator/formats/lcov.c translator/formats/plt.c
-FMT_READ_SRCS := translator/formats/qtrace_read.c translator/formats/drcov_read.c
+FMT_RUN_SRCS  := translator/runner/trace/tout.c translator/runner/trace/drcov.c \
+	translator/runner/trace/callgrind.c translator/runner/trace/lcov.c translator/runner/trace/tout_plt.c
+FMT_READ_SRCS := translator/runner/trace/qtrace_read.c translator/runner/trace/drcov_read.c
 # qtrace as qtrace-tools read it: the tests' independent reader (fmt-dump -t)
 FMT_QTOOLS    := testsuite/unit/qtools_read.c
 FMT_INSN_SRCS := runtime/arch/x86_64/insn.c runtime/arch/x86_64/insn_tables.c
 FMT_SYM_SRCS  := translator/elf/debuginfo.c translator/elf/symtab.c translator/elf/symline.c \
 	translator/elf/symbuild.c translator/elf/plt.c runtime/unwind/sym.c $(FMT_INSN_SRCS)
 FMT_LIBS      := -ldw -lelf -llzma -lz
-FMT_HDRS      := $(wildcard runtime/formats/*.h translator/formats/*.h runtime/itrace/*.h) \
+FMT_HDRS      := $(wildcard runtime/formats/*.h translator/runner/trace/*.h runtime/itrace/*.h) \
 	testsuite/vm/formats/fmtrun.h testsuite/unit/qtools_read.h
 
 # sink.c is listed in translator.mk; a source listed twice links once ($^)
@@ -31,7 +31,7 @@ FMT_ALL_SRCS := $(sort $(FMT_RT_SRCS) $(FMT_RUN_SRCS) $(FMT_READ_SRCS) $(FMT_INS
 
 UNIT_TESTS += test_fmt_stream
 test_fmt_stream_SRCS := testsuite/unit/test_fmt_stream.c testsuite/unit/test_fmt_lib.c $(FMT_RT_SRCS) \
-	translator/formats/qtrace_read.c $(FMT_QTOOLS)
+	translator/runner/trace/qtrace_read.c $(FMT_QTOOLS)
 $(B)/unit/test_fmt_stream: $(FMT_HDRS)
 
 UNIT_TESTS += test_fmt_writers
@@ -66,7 +66,7 @@ $(B)/unit/test_fmt_e2e: $(FMT_HDRS) $(B)/fmt-ptrace $(B)/progs/fmt_work
 FUZZERS += fuzz_fmt_read fuzz_fmt_stream fuzz_fmt_tout
 fuzz_fmt_read_SRCS := testsuite/fuzz/fuzz_fmt_read.c $(FMT_READ_SRCS) $(FMT_QTOOLS)
 fuzz_fmt_read_CFLAGS := -Itestsuite/unit
-fuzz_fmt_stream_SRCS := testsuite/fuzz/fuzz_fmt_stream.c $(FMT_RT_SRCS) translator/formats/qtrace_read.c \
+fuzz_fmt_stream_SRCS := testsuite/fuzz/fuzz_fmt_stream.c $(FMT_RT_SRCS) translator/runner/trace/qtrace_read.c \
 	$(FMT_QTOOLS)
 fuzz_fmt_stream_CFLAGS := -Itestsuite/unit
 fuzz_fmt_tout_SRCS := testsuite/fuzz/fuzz_fmt_tout.c $(FMT_ALL_SRCS)

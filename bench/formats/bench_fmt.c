@@ -9,8 +9,8 @@
  * the figures are the per-step cost, not symbol loading.
  */
 #include "formats/stream.h"
-#include "formats/tout.h"
-#include "formats/qtrace_read.h"
+#include "runner/trace/tout.h"
+#include "runner/trace/qtrace_read.h"
 #include "../../testsuite/vm/formats/fmtrun.h"
 
 #include <inttypes.h>

@@ -26,8 +26,8 @@
  * Exit status 1 (and a message naming the offset) for a malformed file.
  */
 #include "formats/qtrace.h"
-#include "formats/qtrace_read.h"
-#include "formats/drcov_read.h"
+#include "runner/trace/qtrace_read.h"
+#include "runner/trace/drcov_read.h"
 #include "qtools_read.h"
 #include "elf/symtab.h"
 #include "unwind/sym.h"

@@ -20,7 +20,7 @@
  * threaded programs only (no PTRACE_O_TRACECLONE).
  */
 #include "formats/stream.h"
-#include "formats/tout.h"
+#include "runner/trace/tout.h"
 #include "arch/x86_64/insn.h"
 #include "elf/debuginfo.h"
 #include "elf/symtab.h"

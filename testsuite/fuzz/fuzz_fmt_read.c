@@ -11,8 +11,8 @@
  * documents (exactly K eight-byte records after the BB table line, module
  * references that exist) and frees everything it allocated on failure.
  */
-#include "formats/qtrace_read.h"
-#include "formats/drcov_read.h"
+#include "runner/trace/qtrace_read.h"
+#include "runner/trace/drcov_read.h"
 #include "qtools_read.h"
 
 #include <stdlib.h>

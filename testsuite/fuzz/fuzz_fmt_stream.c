@@ -15,7 +15,7 @@
  * window so that sequential runs occur.
  */
 #include "formats/stream.h"
-#include "formats/qtrace_read.h"
+#include "runner/trace/qtrace_read.h"
 #include "qtools_read.h"
 
 #include <stdlib.h>

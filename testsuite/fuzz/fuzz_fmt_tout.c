@@ -10,9 +10,9 @@
  * by the project's drcov reader with the same number of blocks. Map paths
  * are replaced by a path that does not exist, so no real file is opened.
  */
-#include "formats/tout.h"
+#include "runner/trace/tout.h"
 #include "formats/stream.h"
-#include "formats/drcov_read.h"
+#include "runner/trace/drcov_read.h"
 
 #include <stdio.h>
 #include <stdlib.h>

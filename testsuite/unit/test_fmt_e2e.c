@@ -19,8 +19,8 @@
 #include "unit.h"
 #include "test_fmt_lib.h"
 #include "formats/qtrace.h"
-#include "formats/qtrace_read.h"
-#include "formats/drcov_read.h"
+#include "runner/trace/qtrace_read.h"
+#include "runner/trace/drcov_read.h"
 
 #include <ctype.h>
 #include <glob.h>

@@ -10,7 +10,7 @@
 #include "unit.h"
 #include "test_fmt_lib.h"
 #include "formats/stream.h"
-#include "formats/qtrace_read.h"
+#include "runner/trace/qtrace_read.h"
 #include "qtools_read.h"
 #include "../vm/formats/fmtrun.h"
 

@@ -7,10 +7,10 @@
  */
 #include "unit.h"
 #include "test_fmt_lib.h"
-#include "formats/tout.h"
+#include "runner/trace/tout.h"
 #include "formats/stream.h"
-#include "formats/drcov_read.h"
-#include "formats/qtrace_read.h"
+#include "runner/trace/drcov_read.h"
+#include "runner/trace/qtrace_read.h"
 
 #include <stdlib.h>
 

@@ -22,7 +22,7 @@
  * the module's first unit, so genhtml finds the file from anywhere.
  * Records are sorted by source path.
  */
-#include "formats/tout_int.h"
+#include "runner/trace/tout_int.h"
 #include "arch/x86_64/insn.h"
 
 #include <elfutils/libdw.h>

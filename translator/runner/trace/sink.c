@@ -6,9 +6,9 @@
  * has stopped, in the main thread (close).
  */
 #include "utap.h"
-#include "formats/sink.h"
+#include "runner/trace/sink.h"
 #include "formats/stream.h"
-#include "formats/tout.h"
+#include "runner/trace/tout.h"
 
 #include <errno.h>
 #include <fcntl.h>

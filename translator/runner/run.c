@@ -10,7 +10,7 @@
  */
 #include "utap.h"
 #include "core/wire.h"
-#include "formats/sink.h"
+#include "runner/trace/sink.h"
 #include "tables.h"
 
 #include <errno.h>

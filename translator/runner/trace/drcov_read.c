@@ -1,7 +1,7 @@
 /*
  * drcov_read.c - strict drcov reader (see drcov_read.h).
  */
-#include "formats/drcov_read.h"
+#include "runner/trace/drcov_read.h"
 
 #include <inttypes.h>
 #include <stdarg.h>

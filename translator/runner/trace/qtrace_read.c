@@ -1,7 +1,7 @@
 /*
  * qtrace_read.c - strict qtrace reader (see qtrace_read.h).
  */
-#include "formats/qtrace_read.h"
+#include "runner/trace/qtrace_read.h"
 #include "formats/qtrace.h"
 
 #include <string.h>

@@ -3,7 +3,7 @@
  * so the writers charge a call through the PLT to the stub and not to
  * whatever symbol precedes .plt.
  */
-#include "formats/tout_int.h"
+#include "runner/trace/tout_int.h"
 
 void tmod_load_plt(struct tmod *m)
 {

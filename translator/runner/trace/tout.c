@@ -6,7 +6,7 @@
  * address of the thread's next step; so every step is processed one step
  * late (or at a gap, a thread stop or the end, with the successor it has).
  */
-#include "formats/tout_int.h"
+#include "runner/trace/tout_int.h"
 #include "arch/x86_64/insn.h"
 
 #include <errno.h>

@@ -19,7 +19,7 @@
  * "???"; outside every known mapping the object is "???" too and addresses
  * are absolute.
  */
-#include "formats/tout_int.h"
+#include "runner/trace/tout_int.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

@@ -9,7 +9,7 @@
  * order they first ran; a block ends at every control transfer (taken or
  * not) and before every discontinuity, as DynamoRIO's blocks do.
  */
-#include "formats/tout_int.h"
+#include "runner/trace/tout_int.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

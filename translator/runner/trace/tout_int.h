@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "formats/tout.h"
+#include "runner/trace/tout.h"
 #include "formats/stream.h"
 #include "elf/debuginfo.h"
 #include "elf/plt.h"
