@@ -3,7 +3,7 @@
  * 1 parse, 2 elaborate, 3 translate to C, 4 compile the module, 5 run it.
  */
 #include "utap.h"
-#include "vm.h"
+#include "vm/vm.h"
 
 #include <errno.h>
 #include <getopt.h>

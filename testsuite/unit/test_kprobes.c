@@ -9,7 +9,7 @@
 #include "probes/cparams.h"
 #include "probes/tphdr.h"
 #include "codegen/emit.h"
-#include "vm.h"
+#include "vm/vm.h"
 
 #include <stdarg.h>
 #include <unistd.h>

@@ -9,9 +9,9 @@
 #include <sys/stat.h>
 
 #include "unit.h"
-#include "vm_internal.h"
-#include "vminit/vminit.h"
-#include "vminit/vm_proto.h"
+#include "vm/vm_internal.h"
+#include "vm/guest/vminit.h"
+#include "vm/guest/vm_proto.h"
 
 static const char fake_dep[] =
 	"kernel/fs/9p/9p.ko: kernel/net/9p/9pnet.ko kernel/fs/fscache/fscache.ko "

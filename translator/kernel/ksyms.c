@@ -17,7 +17,7 @@
  * so that wildcards skip them as stap's do.
  */
 #include "kernel/ksyms.h"
-#include "vm.h"
+#include "vm/vm.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 
 #include "vm_internal.h"
-#include "vminit/vm_proto.h"
+#include "vm/guest/vm_proto.h"
 
 extern char **environ;
 

@@ -21,7 +21,7 @@
 #include <sys/wait.h>
 
 #include "vm_internal.h"
-#include "vminit/vm_proto.h"
+#include "vm/guest/vm_proto.h"
 
 #define PROBE_SECONDS 5
 #define VERDICT_SECONDS (7 * 24 * 3600)

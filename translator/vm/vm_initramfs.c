@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 
 #include "vm_internal.h"
-#include "vminit/vm_proto.h"
+#include "vm/guest/vm_proto.h"
 
 /* What the guest init loads; their dependencies come from modules.dep. */
 static const char *const guest_modules[] = {
