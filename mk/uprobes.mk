@@ -2,9 +2,9 @@
 # lifecycle probes, DWARF target variables and SDT notes in the translator;
 # their module runtime lives in runtime/probes/.
 UTAP_SRCS += translator/probes/process.c translator/probes/process_bin.c \
-	translator/probes/uprobe.c translator/probes/uvars.c translator/probes/sdt.c translator/elf/dwarf_vars.c \
-	translator/elf/sdt.c translator/probes/process_lifecycle.c translator/probes/cxxname.c \
-	translator/elf/dwarf_names.c
+	translator/probes/uprobe.c translator/probes/uvars.c translator/probes/sdt.c translator/probes/dwarf_vars.c \
+	translator/probes/sdt_notes.c translator/probes/process_lifecycle.c translator/probes/cxxname.c \
+	translator/probes/dwarf_names.c
 
 # Variants of the uprobe test programs: a non-PIE executable, a stripped
 # one whose functions are left only in .dynsym (-rdynamic), and a C++ one

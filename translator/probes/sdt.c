@@ -12,7 +12,7 @@
  */
 #include "probes/process.h"
 #include "probes/uvars.h"
-#include "elf/sdt.h"
+#include "probes/sdt_notes.h"
 
 #include <fnmatch.h>
 #include <inttypes.h>

@@ -19,8 +19,8 @@
  */
 #include "probes/process.h"
 #include "probes/cxxname.h"
-#include "elf/dwarf_names.h"
-#include "elf/dwarf_vars.h"
+#include "probes/dwarf_names.h"
+#include "probes/dwarf_vars.h"
 
 #include <fnmatch.h>
 #include <inttypes.h>

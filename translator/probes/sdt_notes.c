@@ -6,7 +6,7 @@
  * then three NUL-terminated strings: provider, name, arguments. If the
  * file was prelinked, .stapsdt.base moved and both addresses move with it.
  */
-#include "elf/sdt.h"
+#include "probes/sdt_notes.h"
 #include "utap.h"
 
 #include <ctype.h>

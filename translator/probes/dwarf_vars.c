@@ -8,7 +8,7 @@
  * type's width). Pass 3 emits the steps; a failing load raises stap's
  * "read fault" error, catchable with try/catch.
  */
-#include "elf/dwarf_vars.h"
+#include "probes/dwarf_vars.h"
 #include "probes/uvars.h"
 
 #include <dwarf.h>

@@ -6,8 +6,8 @@
  * function's definition then takes the scope of the last DIE its
  * DW_AT_specification / DW_AT_abstract_origin chain reaches.
  */
-#include "elf/dwarf_names.h"
-#include "elf/dwarf_vars.h"
+#include "probes/dwarf_names.h"
+#include "probes/dwarf_vars.h"
 #include "probes/cxxname.h"
 #include "utap.h"
 
