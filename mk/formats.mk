@@ -45,13 +45,13 @@ $(B)/unit/test_fmt_writers: $(FMT_HDRS) $(wildcard translator/elf/*.h runtime/un
 # --- tools --------------------------------------------------------------------
 
 ALL_EXTRA += $(B)/fmt-ptrace $(B)/fmt-dump
-$(B)/fmt-ptrace: bench/formats/fmt_ptrace.c $(FMT_ALL_SRCS) $(FMT_HDRS)
+$(B)/fmt-ptrace: tools/fmt_ptrace.c $(FMT_ALL_SRCS) $(FMT_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_UTAP) -o $@ bench/formats/fmt_ptrace.c $(FMT_ALL_SRCS) $(FMT_LIBS)
+	$(CC) $(CFLAGS_UTAP) -o $@ tools/fmt_ptrace.c $(FMT_ALL_SRCS) $(FMT_LIBS)
 
-$(B)/fmt-dump: bench/formats/fmt_dump.c $(FMT_READ_SRCS) $(FMT_QTOOLS) $(FMT_SYM_SRCS) $(FMT_HDRS)
+$(B)/fmt-dump: tools/fmt_dump.c $(FMT_READ_SRCS) $(FMT_QTOOLS) $(FMT_SYM_SRCS) $(FMT_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_UTAP) -Itestsuite/unit -o $@ bench/formats/fmt_dump.c $(FMT_READ_SRCS) \
+	$(CC) $(CFLAGS_UTAP) -Itestsuite/unit -o $@ tools/fmt_dump.c $(FMT_READ_SRCS) \
 		$(FMT_QTOOLS) $(FMT_SYM_SRCS) $(FMT_LIBS)
 
 # host-side end to end: build/fmt-ptrace against qemu-user and valgrind

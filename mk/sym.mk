@@ -132,7 +132,7 @@ fuzz_sym_format_LIBS := $(SYM_LIBS)
 # --- developer tool: build/symdump [-r ROOT] [-s] [-L] [-b] PATH [ADDR...] --
 
 ALL_EXTRA += $(B)/symdump
-$(B)/symdump: translator/elf/symdump.c $(SYM_BUILD_SRCS) $(SYM_RT_SRCS) \
+$(B)/symdump: tools/symdump.c $(SYM_BUILD_SRCS) $(SYM_RT_SRCS) \
 		$(wildcard translator/elf/sym*.h translator/elf/debuginfo.h runtime/unwind/sym*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_UTAP) -o $@ translator/elf/symdump.c $(SYM_BUILD_SRCS) $(SYM_RT_SRCS) $(SYM_LIBS)
+	$(CC) $(CFLAGS_UTAP) -o $@ tools/symdump.c $(SYM_BUILD_SRCS) $(SYM_RT_SRCS) $(SYM_LIBS)

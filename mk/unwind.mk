@@ -15,10 +15,10 @@ UW_DEP_SRCS   := translator/elf/debuginfo.c
 UTAP_SRCS += $(UW_BUILD_SRCS) runtime/unwind/uwtab.c $(filter-out $(UTAP_SRCS),$(UW_DEP_SRCS))
 ALL_EXTRA += $(B)/uwdump
 
-$(B)/uwdump: translator/elf/uwdump.c $(UW_BUILD_SRCS) $(UW_DEP_SRCS) $(UW_RT_SRCS) \
+$(B)/uwdump: tools/uwdump.c $(UW_BUILD_SRCS) $(UW_DEP_SRCS) $(UW_RT_SRCS) \
 		$(wildcard translator/elf/uw*.h runtime/unwind/uw*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_UTAP) -o $@ translator/elf/uwdump.c $(UW_BUILD_SRCS) $(UW_DEP_SRCS) $(UW_RT_SRCS) $(LIBS_UTAP)
+	$(CC) $(CFLAGS_UTAP) -o $@ tools/uwdump.c $(UW_BUILD_SRCS) $(UW_DEP_SRCS) $(UW_RT_SRCS) $(LIBS_UTAP)
 
 # Capture targets, built like Debian builds C: -O2 -g, no frame pointers.
 UWP     := $(B)/uwprogs
