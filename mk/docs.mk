@@ -20,13 +20,13 @@ MAN_GEN    := $(B)/man/utap-tapsets.7
 TAPSETDOC  := $(B)/tapsetdoc
 ALL_EXTRA  += $(MAN_GEN)
 
-UTAP_VERSION_NUM = $(shell sed -n 's/^\#define UTAP_VERSION "\(.*\)"/\1/p' translator/utap.h)
+UTAP_VERSION_NUM = $(shell sed -n 's/^\#define UTAP_VERSION "\(.*\)"/\1/p' translator/base/base.h)
 
 $(TAPSETDOC): docs/man/tapsetdoc.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(WARN) -O2 -g -o $@ $<
 
-$(MAN_GEN): $(TAPSETDOC) $(wildcard tapsets/*.stp) translator/utap.h
+$(MAN_GEN): $(TAPSETDOC) $(wildcard tapsets/*.stp) translator/base/base.h
 	@mkdir -p $(dir $@)
 	$(TAPSETDOC) -V $(UTAP_VERSION_NUM) $(sort $(wildcard tapsets/*.stp)) > $@.tmp
 	@mv $@.tmp $@

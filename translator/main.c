@@ -2,7 +2,11 @@
  * main.c - utap's command line and the five passes, as stap numbers them:
  * 1 parse, 2 elaborate, 3 translate to C, 4 compile the module, 5 run it.
  */
-#include "utap.h"
+#include "base/command.h"
+#include "codegen/emit.h"
+#include "kernel/kbuild.h"
+#include "runner/run.h"
+#include "sema/sema.h"
 #include "vm/vm.h"
 
 #include <errno.h>
@@ -16,7 +20,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-struct session *S;
 static const char *cleanup_dir;
 
 static void usage(FILE *out)
@@ -583,7 +586,7 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "--vm-exec"))
 		return vm_exec_main(argc - 1, argv + 1);
-	s = S = arena_alloc(sizeof(*s));
+	s = arena_alloc(sizeof(*s));
 	s->last_pass = 5;
 	s->self_exe = self_exe();
 	find_dirs(s);

@@ -4,14 +4,13 @@
  * tapset library. Only begin/end/never probes resolve, so no input can make
  * the fuzzer read binaries, kernel symbols or boot a guest.
  */
-#include "utap.h"
+#include "sema/sema.h"
 #include "codegen/emit.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-struct session *S;
 
 extern const struct provider provider_begin_end;
 const struct provider *const providers[] = { &provider_begin_end, NULL };
@@ -48,7 +47,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 
 	arena_reset();
 	diag_errors = 0;
-	s = S = arena_alloc(sizeof(*s));
+	s = arena_alloc(sizeof(*s));
 	s->last_pass = 2;
 	s->datadir = datadir;
 	s->krel = "6.1.0-57-amd64";

@@ -7,7 +7,7 @@
  * the user wrote. The programs print their own pid from /proc/self/stat.
  */
 #include "unit.h"
-#include "utap.h"
+#include "base/command.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +16,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-struct session *S;
 
 static char tmpdir[] = "/tmp/test_command.XXXXXX";
 

@@ -14,7 +14,6 @@
 #include <stdarg.h>
 #include <unistd.h>
 
-struct session *S;
 
 /* ksyms.c boots a guest only for kernels that are not running: never here. */
 int vm_run(const struct vm_config *cfg, char *const argv[], int *status)

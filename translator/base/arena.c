@@ -4,7 +4,7 @@
  * The translator is a short-lived batch program: nothing is freed, and a
  * failed allocation ends the run with a message.
  */
-#include "utap.h"
+#include "base/base.h"
 
 #include <stdlib.h>
 #include <string.h>

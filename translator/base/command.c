@@ -18,7 +18,7 @@
  * (compound commands, subshells, here-documents, a trailing &) run as they
  * are: there target() is the shell.
  */
-#include "utap.h"
+#include "base/command.h"
 
 #include <elf.h>
 #include <errno.h>

@@ -5,7 +5,7 @@
  *    probe begin { printf("x" }
  *                             ^
  */
-#include "utap.h"
+#include "base/base.h"
 
 #include <stdlib.h>
 #include <string.h>

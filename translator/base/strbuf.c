@@ -1,5 +1,5 @@
 /* strbuf.c - growable strings for generated code and relayed output. */
-#include "utap.h"
+#include "base/base.h"
 
 #include <stdlib.h>
 #include <string.h>

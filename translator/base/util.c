@@ -1,5 +1,5 @@
 /* util.c - small system helpers shared by the passes. */
-#include "utap.h"
+#include "base/base.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -5,8 +5,11 @@
 #ifndef UTAP_EMIT_H
 #define UTAP_EMIT_H
 
-#include "utap.h"
-#include "probes/provider.h"
+#include "sema/sema.h"
+#include "sema/provider.h"
+
+/* pass 3: the session's C file (s->c_path) */
+int translate(struct session *s);
 
 struct val {
 	enum type type;

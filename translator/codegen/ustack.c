@@ -12,6 +12,7 @@
  * process() probe names. Files mapped later get tables from the runner.
  */
 #include "emit.h"
+#include "base/command.h"
 #include "elf/symtab.h"
 #include "elf/uwbuild.h"
 

@@ -1,12 +1,9 @@
 /*
- * dump.c - the script as the translator understood it, for -p1 and -p2.
- *
- * -p1 prints the parsed user script; -p2 prints what pass 2 kept: globals
- * with their types, the used functions, and each resolved probe point with
- * its locals, in stap's "# probes" layout.
+ * dump.c - the tree as script text: -p1 prints the parsed user script with
+ * it, -p2 (sema/listing.c) the pieces pass 2 kept, and messages name probe
+ * points with it.
  */
-#include "utap.h"
-#include "probes/provider.h"
+#include "front/front.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +37,45 @@ static void dump_string(struct strbuf *sb, const char *s, size_t len)
 			sb_putc(sb, (char)c);
 	}
 	sb_putc(sb, '"');
+}
+
+static void append_quoted(struct strbuf *sb, const char *s)
+{
+	sb_putc(sb, '"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			sb_putc(sb, '\\');
+		sb_putc(sb, *s);
+	}
+	sb_putc(sb, '"');
+}
+
+void dump_probe_point(struct strbuf *sb, const struct probe_point *pp)
+{
+	for (const struct pp_component *c = pp->comps; c; c = c->next) {
+		sb_puts(sb, c->name);
+		if (c->arg) {
+			sb_putc(sb, '(');
+			if (c->arg->kind == N_STR)
+				append_quoted(sb, c->arg->str);
+			else
+				sb_printf(sb, "%lld", (long long)c->arg->num);
+			sb_putc(sb, ')');
+		}
+		if (c->next)
+			sb_putc(sb, '.');
+	}
+}
+
+const char *pp_string(const struct probe_point *pp)
+{
+	struct strbuf sb = { 0 };
+	const char *s;
+
+	dump_probe_point(&sb, pp);
+	s = arena_strdup(sb.buf ? sb.buf : "");
+	sb_free(&sb);
+	return s;
 }
 
 void dump_expr(struct strbuf *sb, const struct node *n)
@@ -267,7 +303,7 @@ static void dump_stmt(struct strbuf *sb, const struct node *n, int indent)
 }
 
 /* Pass 1 shows types as written; pass 2 every inferred one, "unknown" for none. */
-static void dump_typed(struct strbuf *sb, const char *name, enum type t, bool inferred)
+void dump_typed(struct strbuf *sb, const char *name, enum type t, bool inferred)
 {
 	sb_puts(sb, name);
 	if (t == TY_STATS)
@@ -276,7 +312,7 @@ static void dump_typed(struct strbuf *sb, const char *name, enum type t, bool in
 		sb_printf(sb, ":%s", type_name(t));
 }
 
-static void dump_function_head(struct strbuf *sb, const struct function *fn, bool inferred)
+void dump_function_head(struct strbuf *sb, const struct function *fn, bool inferred)
 {
 	int i = 0;
 
@@ -343,7 +379,7 @@ void dump_file(FILE *out, const struct file *f)
 	sb_free(&sb);
 }
 
-static void dump_locals(struct strbuf *sb, const struct symbol *l)
+void dump_locals(struct strbuf *sb, const struct symbol *l)
 {
 	bool any = false;
 
@@ -355,66 +391,4 @@ static void dump_locals(struct strbuf *sb, const struct symbol *l)
 		sb_putc(sb, '\n');
 		any = true;
 	}
-}
-
-static int by_function_name(const void *a, const void *b)
-{
-	return strcmp((*(const struct function *const *)a)->name,
-		      (*(const struct function *const *)b)->name);
-}
-
-/* By name, as stap lists them: the order of use says nothing to a reader. */
-static void dump_used_functions(struct strbuf *sb, struct function *list)
-{
-	size_t n = 0, i = 0;
-
-	for (const struct function *fn = list; fn; fn = fn->next_used)
-		n++;
-	if (!n)
-		return;
-	const struct function **v = arena_alloc(n * sizeof(*v));
-
-	for (const struct function *fn = list; fn; fn = fn->next_used)
-		v[i++] = fn;
-	qsort(v, n, sizeof(*v), by_function_name);
-	sb_puts(sb, "# functions\n");
-	for (i = 0; i < n; i++) {
-		dump_function_head(sb, v[i], true);
-		sb_putc(sb, '\n');
-		dump_locals(sb, v[i]->locals);
-	}
-}
-
-void dump_session(FILE *out, const struct session *s)
-{
-	struct strbuf sb = { 0 };
-
-	if (s->globals)
-		sb_puts(&sb, "# globals\n");
-	for (const struct global *g = s->globals; g; g = g->next_used) {
-		sb_puts(&sb, g->sym->name);
-		if (g->size)
-			sb_printf(&sb, "[%ld]", g->size);
-		if (g->wrap)
-			sb_putc(&sb, '%');
-		dump_typed(&sb, "", g->sym->type, true);
-		if (g->sym->arity > 0) {
-			sb_putc(&sb, ' ');
-			sb_putc(&sb, '[');
-			for (int i = 0; i < g->sym->arity; i++)
-				sb_printf(&sb, "%s%s", i ? ", " : "", type_name(g->sym->keytypes[i]));
-			sb_putc(&sb, ']');
-		}
-		sb_putc(&sb, '\n');
-	}
-	dump_used_functions(&sb, s->functions);
-	sb_puts(&sb, "# probes\n");
-	for (const struct derived_probe *d = s->derived; d; d = d->next) {
-		sb_printf(&sb, "%s /* <- ", d->pp);
-		dump_probe_point(&sb, d->point);
-		sb_puts(&sb, " */\n");
-		dump_locals(&sb, d->locals);
-	}
-	fputs(sb.buf ? sb.buf : "", out);
-	sb_free(&sb);
 }

@@ -5,7 +5,7 @@
  * the parser then walk the list. Strings are unescaped here so later passes
  * see the bytes the script means.
  */
-#include "utap.h"
+#include "front/front.h"
 
 #include <ctype.h>
 #include <errno.h>

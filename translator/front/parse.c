@@ -17,7 +17,7 @@
  *   postfix     ++ --
  *   value       literals, names, calls, a[k], $target->f, @count(x), (e)
  */
-#include "utap.h"
+#include "front/front.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -7,7 +7,7 @@
  *
  * Runs on the token list before the parser sees it, as stap's does.
  */
-#include "utap.h"
+#include "front/front.h"
 
 #include <fnmatch.h>
 #include <stdlib.h>

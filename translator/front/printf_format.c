@@ -5,7 +5,7 @@
  * against the argument types here and the module gets a compact, already
  * validated description of each format instead of parsing at run time.
  */
-#include "utap.h"
+#include "front/front.h"
 
 #include <ctype.h>
 #include <string.h>

@@ -10,7 +10,7 @@
 #ifndef UTAP_KBTF_H
 #define UTAP_KBTF_H
 
-#include "utap.h"
+#include "sema/sema.h"
 
 struct btf;
 

@@ -7,7 +7,7 @@
  * results are cached per kernel build tree, so only the first build against
  * a kernel pays for them.
  */
-#include "utap.h"
+#include "kernel/kbuild.h"
 
 #include <ctype.h>
 #include <dirent.h>

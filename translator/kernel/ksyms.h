@@ -9,7 +9,7 @@
 #ifndef UTAP_KSYMS_H
 #define UTAP_KSYMS_H
 
-#include "utap.h"
+#include "sema/sema.h"
 
 struct ksym {
 	const char *name;

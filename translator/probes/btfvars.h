@@ -6,7 +6,7 @@
 #ifndef UTAP_PROBES_BTFVARS_H
 #define UTAP_PROBES_BTFVARS_H
 
-#include "provider.h"
+#include "sema/provider.h"
 
 struct emitter;
 struct val;

@@ -7,7 +7,7 @@
 #ifndef UTAP_PROBES_CPARAMS_H
 #define UTAP_PROBES_CPARAMS_H
 
-#include "utap.h"
+#include "sema/sema.h"
 
 struct emitter;
 struct val;

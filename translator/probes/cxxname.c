@@ -3,7 +3,7 @@
  * component by component. See cxxname.h.
  */
 #include "probes/cxxname.h"
-#include "utap.h"
+#include "base/base.h"
 
 #include <fnmatch.h>
 #include <libiberty/demangle.h>

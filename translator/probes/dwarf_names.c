@@ -9,7 +9,7 @@
 #include "probes/dwarf_names.h"
 #include "probes/dwarf_vars.h"
 #include "probes/cxxname.h"
-#include "utap.h"
+#include "base/base.h"
 
 #include <dwarf.h>
 #include <stdlib.h>

@@ -6,7 +6,7 @@
 #ifndef UTAP_PROBES_KPROBE_H
 #define UTAP_PROBES_KPROBE_H
 
-#include "provider.h"
+#include "sema/provider.h"
 
 struct cparam;
 

@@ -4,6 +4,7 @@
  * register through. See process.h.
  */
 #include "probes/process.h"
+#include "base/command.h"
 
 #include <glob.h>
 #include <inttypes.h>

@@ -4,7 +4,7 @@
  */
 #include "probes/process_bin.h"
 #include "probes/cxxname.h"
-#include "utap.h"
+#include "base/base.h"
 
 #include <errno.h>
 #include <gelf.h>

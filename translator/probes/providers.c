@@ -1,5 +1,5 @@
 /* providers.c - every probe family, in the order points are matched. */
-#include "provider.h"
+#include "sema/provider.h"
 
 extern const struct provider provider_begin_end;
 extern const struct provider provider_process_code;

@@ -7,7 +7,7 @@
  * file was prelinked, .stapsdt.base moved and both addresses move with it.
  */
 #include "probes/sdt_notes.h"
-#include "utap.h"
+#include "base/base.h"
 
 #include <ctype.h>
 #include <gelf.h>

@@ -6,7 +6,7 @@
 #ifndef UTAP_PROBES_TPHDR_H
 #define UTAP_PROBES_TPHDR_H
 
-#include "utap.h"
+#include "sema/sema.h"
 
 struct cparam;
 

@@ -8,7 +8,8 @@
  *   release the command; relay records until exit(), the command's end,
  *   or SIGINT/SIGTERM; write "stop" (end probes run); drain; report; unload
  */
-#include "utap.h"
+#include "runner/run.h"
+#include "base/command.h"
 #include "core/wire.h"
 #include "runner/trace/sink.h"
 #include "tables.h"

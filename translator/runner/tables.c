@@ -9,7 +9,7 @@
  * from the runner's own copy of the image (the same kernel maps the same
  * vDSO into every process). Runs in the runner's relay thread: no arena.
  */
-#include "utap.h"
+#include "base/base.h"
 #include "tables.h"
 #include "elf/symtab.h"
 #include "elf/uwbuild.h"

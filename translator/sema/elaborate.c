@@ -6,8 +6,8 @@
  * the tapsets second), and collects exactly the functions, globals and
  * embedded code the script uses: nothing else is emitted.
  */
-#include "utap.h"
-#include "probes/provider.h"
+#include "sema/sema.h"
+#include "sema/provider.h"
 
 #include <dirent.h>
 #include <fnmatch.h>
@@ -24,19 +24,9 @@ struct scope {
 	struct derived_probe *probe;	/* the probe whose body this is */
 };
 
+static struct session *cur;		/* the session being elaborated */
 static struct derived_probe **derived_tail;
 static int alias_depth;
-
-struct symbol *new_symbol(const char *name, enum sym_kind kind, struct loc loc)
-{
-	struct symbol *s = arena_alloc(sizeof(*s));
-
-	s->name = name;
-	s->kind = kind;
-	s->loc = loc;
-	s->arity = kind == SYM_GLOBAL ? -1 : 0;
-	return s;
-}
 
 /* ---- probe point helpers for providers ---- */
 
@@ -68,58 +58,6 @@ bool pp_is(const struct probe_point *pp, const char *const names[], int n)
 	return true;
 }
 
-const char *pp_component_arg_str(const struct pp_component *c)
-{
-	return c && c->arg && c->arg->kind == N_STR ? c->arg->str : NULL;
-}
-
-bool pp_component_arg_num(const struct pp_component *c, int64_t *out)
-{
-	if (!c || !c->arg || c->arg->kind != N_NUM)
-		return false;
-	*out = c->arg->num;
-	return true;
-}
-
-static void append_quoted(struct strbuf *sb, const char *s)
-{
-	sb_putc(sb, '"');
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			sb_putc(sb, '\\');
-		sb_putc(sb, *s);
-	}
-	sb_putc(sb, '"');
-}
-
-void dump_probe_point(struct strbuf *sb, const struct probe_point *pp)
-{
-	for (const struct pp_component *c = pp->comps; c; c = c->next) {
-		sb_puts(sb, c->name);
-		if (c->arg) {
-			sb_putc(sb, '(');
-			if (c->arg->kind == N_STR)
-				append_quoted(sb, c->arg->str);
-			else
-				sb_printf(sb, "%lld", (long long)c->arg->num);
-			sb_putc(sb, ')');
-		}
-		if (c->next)
-			sb_putc(sb, '.');
-	}
-}
-
-const char *pp_string(const struct probe_point *pp)
-{
-	struct strbuf sb = { 0 };
-	const char *s;
-
-	dump_probe_point(&sb, pp);
-	s = arena_strdup(sb.buf ? sb.buf : "");
-	sb_free(&sb);
-	return s;
-}
-
 struct derived_probe *new_derived(struct derived_probe *proto, const char *pp)
 {
 	struct derived_probe *d = arena_alloc(sizeof(*d));
@@ -127,7 +65,7 @@ struct derived_probe *new_derived(struct derived_probe *proto, const char *pp)
 	*d = *proto;
 	d->pp = pp;
 	d->next = NULL;
-	d->index = S->nderived++;
+	d->index = cur->nderived++;
 	*derived_tail = d;
 	derived_tail = &d->next;
 	return d;
@@ -704,47 +642,6 @@ static void resolve_function(struct session *s, struct function *fn)
 
 /* ---- probes and aliases ---- */
 
-
-static struct node *clone_list(const struct node *n)
-{
-	struct node head = { 0 }, *cur = &head;
-
-	for (; n; n = n->next)
-		cur = cur->next = clone_node(n);
-	return head.next;
-}
-
-struct node *clone_node(const struct node *n)
-{
-	struct node *c;
-
-	if (!n)
-		return NULL;
-	c = arena_alloc(sizeof(*c));
-	*c = *n;
-	c->next = NULL;
-	c->lhs = clone_node(n->lhs);
-	c->rhs = clone_node(n->rhs);
-	c->cond = clone_node(n->cond);
-	c->then = clone_node(n->then);
-	c->els = clone_node(n->els);
-	c->init = clone_node(n->init);
-	c->inc = clone_node(n->inc);
-	c->body = clone_list(n->body);
-	c->catch_body = clone_node(n->catch_body);
-	c->args = clone_list(n->args);
-	c->fe_limit = clone_node(n->fe_limit);
-	/* symbols are per-body: foreach and catch names are re-created on resolution */
-	for (int i = 0; i < n->fe_nkeys; i++)
-		if (n->fe_keys[i])
-			c->fe_keys[i] = new_symbol(n->fe_keys[i]->name, SYM_LOCAL, n->fe_keys[i]->loc);
-	if (n->fe_value)
-		c->fe_value = new_symbol(n->fe_value->name, SYM_LOCAL, n->fe_value->loc);
-	if (n->catch_var)
-		c->catch_var = new_symbol(n->catch_var->name, SYM_LOCAL, n->catch_var->loc);
-	return c;
-}
-
 static struct node *block_of(struct node *first, struct node *second, struct loc loc)
 {
 	struct node *b = arena_alloc(sizeof(*b));
@@ -1093,6 +990,7 @@ int elaborate(struct session *s)
 	struct derived_probe *last = NULL;
 	int tapsets_done = 0;
 
+	cur = s;
 	derived_tail = &s->derived;
 	alias_depth = 0;
 	nhandlers = 0;

@@ -4,9 +4,12 @@
  * variables. A point reached through an alias is listed by the alias's
  * name, with the alias's own variables first under -L, as stap lists
  * syscall.read. Exits non-zero when nothing matches, as stap does.
+ *
+ * And -p2: what pass 2 kept, globals with their types, the used functions,
+ * and each resolved probe point with its locals, in stap's "# probes" layout.
  */
-#include "utap.h"
-#include "probes/provider.h"
+#include "sema/sema.h"
+#include "sema/provider.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -74,4 +77,68 @@ int list_probe_points(struct session *s)
 		fputc('\n', stdout);
 	}
 	return n ? 0 : 1;
+}
+
+/* ---- -p2 ---- */
+
+static int by_function_name(const void *a, const void *b)
+{
+	return strcmp((*(const struct function *const *)a)->name,
+		      (*(const struct function *const *)b)->name);
+}
+
+/* By name, as stap lists them: the order of use says nothing to a reader. */
+static void dump_used_functions(struct strbuf *sb, struct function *list)
+{
+	size_t n = 0, i = 0;
+
+	for (const struct function *fn = list; fn; fn = fn->next_used)
+		n++;
+	if (!n)
+		return;
+	const struct function **v = arena_alloc(n * sizeof(*v));
+
+	for (const struct function *fn = list; fn; fn = fn->next_used)
+		v[i++] = fn;
+	qsort(v, n, sizeof(*v), by_function_name);
+	sb_puts(sb, "# functions\n");
+	for (i = 0; i < n; i++) {
+		dump_function_head(sb, v[i], true);
+		sb_putc(sb, '\n');
+		dump_locals(sb, v[i]->locals);
+	}
+}
+
+void dump_session(FILE *out, const struct session *s)
+{
+	struct strbuf sb = { 0 };
+
+	if (s->globals)
+		sb_puts(&sb, "# globals\n");
+	for (const struct global *g = s->globals; g; g = g->next_used) {
+		sb_puts(&sb, g->sym->name);
+		if (g->size)
+			sb_printf(&sb, "[%ld]", g->size);
+		if (g->wrap)
+			sb_putc(&sb, '%');
+		dump_typed(&sb, "", g->sym->type, true);
+		if (g->sym->arity > 0) {
+			sb_putc(&sb, ' ');
+			sb_putc(&sb, '[');
+			for (int i = 0; i < g->sym->arity; i++)
+				sb_printf(&sb, "%s%s", i ? ", " : "", type_name(g->sym->keytypes[i]));
+			sb_putc(&sb, ']');
+		}
+		sb_putc(&sb, '\n');
+	}
+	dump_used_functions(&sb, s->functions);
+	sb_puts(&sb, "# probes\n");
+	for (const struct derived_probe *d = s->derived; d; d = d->next) {
+		sb_printf(&sb, "%s /* <- ", d->pp);
+		dump_probe_point(&sb, d->point);
+		sb_puts(&sb, " */\n");
+		dump_locals(&sb, d->locals);
+	}
+	fputs(sb.buf ? sb.buf : "", out);
+	sb_free(&sb);
 }

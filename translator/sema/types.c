@@ -6,27 +6,13 @@
  * comparisons; we iterate until nothing changes, then make one more pass
  * that reports conflicts and anything still unknown.
  */
-#include "utap.h"
-#include "probes/provider.h"
+#include "sema/sema.h"
+#include "sema/provider.h"
 
 #include <string.h>
 
 static bool changed;
 static bool checking;	/* the final pass reports errors */
-
-const char *type_name(enum type t)
-{
-	switch (t) {
-	case TY_LONG:
-		return "long";
-	case TY_STRING:
-		return "string";
-	case TY_STATS:
-		return "statistics";
-	default:
-		return "unknown";
-	}
-}
 
 static void mismatch(struct loc loc, const char *what, enum type have, enum type want)
 {

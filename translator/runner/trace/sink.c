@@ -5,7 +5,7 @@
  * Runs in the relay thread (feed, event, stream) and then, after the relay
  * has stopped, in the main thread (close).
  */
-#include "utap.h"
+#include "sema/sema.h"
 #include "runner/trace/sink.h"
 #include "formats/stream.h"
 #include "runner/trace/tout.h"

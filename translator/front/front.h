@@ -1,67 +1,17 @@
 /*
- * utap.h - declarations shared by the translator's passes.
+ * front.h - pass 1: tokens, the preprocessor, the AST and the parser, with
+ * the helpers every later pass uses on the tree (new symbols, copies of
+ * subtrees, printing it back).
  *
- * One header, as in chibicc: tokens, AST, symbols, the session and the
- * entry points of every pass. Everything is arena-allocated and lives until
- * the process exits, so no pass frees what another produced.
+ * One header for the whole tree, as in chibicc: later passes fill in the
+ * fields marked for them (types, resolved symbols, emitter scratch).
  */
-#ifndef UTAP_H
-#define UTAP_H
+#ifndef UTAP_FRONT_H
+#define UTAP_FRONT_H
 
-#include <stdarg.h>
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
+#include "base/base.h"
 
-#define UTAP_VERSION "0.1"
 #define UTAP_MAX_KEYS 9
-#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
-
-/* arena.c */
-void *arena_alloc(size_t size);
-char *arena_strdup(const char *s);
-char *arena_strndup(const char *s, size_t n);
-char *arena_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void arena_reset(void);
-
-/* strbuf.c: growable text, used by the emitter and the runner */
-struct strbuf {
-	char *buf;
-	size_t len, cap;
-};
-void sb_putc(struct strbuf *sb, char c);
-void sb_puts(struct strbuf *sb, const char *s);
-void sb_putn(struct strbuf *sb, const char *s, size_t n);
-void sb_printf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void sb_vprintf(struct strbuf *sb, const char *fmt, va_list ap);
-void sb_free(struct strbuf *sb);
-
-/* Source text and locations */
-struct source {
-	const char *name;	/* "<input>" for -e, else the path */
-	const char *text;
-	size_t len;
-	bool is_tapset;
-};
-
-struct loc {
-	const struct source *src;
-	int line, col;		/* 1-based */
-	size_t off;
-};
-
-/* diag.c: file:line:col: error: message, the source line and a caret */
-extern int diag_errors;
-extern int diag_warnings;
-extern bool diag_suppress_warnings;
-extern bool diag_silent;
-void error_at(struct loc loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void warn_at(struct loc loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void note_at(struct loc loc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-void errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void warnf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* lexer.c */
 enum token_kind {
@@ -115,6 +65,7 @@ enum type {
 	TY_STRING,
 	TY_STATS,
 };
+/* "long", "string", "statistics" or "unknown", as -p2 and messages print a type */
 const char *type_name(enum type t);
 
 /* AST */
@@ -216,7 +167,7 @@ enum print_flags {
 	PF_DELIM = 8,	/* printd: first argument is a delimiter */
 };
 
-/* A parsed printf conversion (format.c) */
+/* A parsed printf conversion (printf_format.c) */
 enum fmt_conv {
 	FC_LITERAL,
 	FC_SIGNED,	/* %d %i */
@@ -358,147 +309,25 @@ struct file {
 /* parse.c */
 struct file *parse_file(const struct source *src, struct token *tok);
 
-/* The session: options and what the passes produce. */
-struct derived_probe;
-struct provider;
 
-struct session {
-	/* options */
-	const char *script_path;	/* file, or NULL with -e */
-	const char *script_text;	/* -e */
-	int last_pass;		/* -p */
-	int verbose;
-	bool keep_tmp;		/* -k */
-	bool guru;		/* -g */
-	bool vm;		/* --vm */
-	bool suppress_warnings;	/* -w */
-	const char *module_name;	/* -m */
-	const char *kernel;	/* -r KREL or build dir */
-	const char *output;	/* -o FILE */
-	const char *cmd;	/* -c */
-	struct command *command;	/* -c, split */
-	long target_pid;	/* -x */
-	long buffer_mb;		/* -s */
-	const char **defines;	/* -D NAME=VALUE */
-	int ndefines;
-	const char **incdirs;	/* -I DIR */
-	int nincdirs;
-	char **args;		/* script arguments */
-	int nargs;
-	unsigned vm_mem, vm_cpus, vm_timeout;
-	const char *vm_accel;
-	const char *run_module;	/* --run MODULE.ko */
-	const char **dmodules;	/* -d PATH */
-	int ndmodules;
-	bool ldd;		/* --ldd */
-	const char *list_pattern;	/* -l / -L */
-	bool list_vars;
-
-	/* derived facts */
-	const char *datadir;	/* has runtime/ and tapsets/ */
-	const char *libexecdir;	/* has utap-vminit */
-	const char *self_exe;
-	const char *krel;	/* resolved kernel release */
-	const char *kbuild;	/* resolved kernel build dir */
-	const char *tmpdir;
-	const char *c_path;	/* pass 3 output */
-	const char *ko_path;	/* pass 4 output */
-	const char *modname;
-
-	/* pass 1 */
-	struct file *user_file;
-	struct file *tapset_files;
-
-	/* pass 2 */
-	struct probe *probes_used;	/* user probes after alias expansion */
-	struct derived_probe *derived;	/* resolved, in order */
-	int nderived;
-	struct function *functions;	/* used functions, callee before caller */
-	struct global *globals;		/* used globals */
-	struct embed *embeds;		/* used top-level embedded C */
-	unsigned needs;		/* NEED_* runtime features */
-	int nglobals;
-};
-
-enum needs {
-	NEED_TARGET = 1u << 0,
-	NEED_EXIT = 1u << 1,
-	NEED_MAPS = 1u << 2,
-	NEED_STATS = 1u << 3,
-	NEED_REGEX = 1u << 4,
-	NEED_TRY = 1u << 5,
-	NEED_UNWIND = 1u << 6,
-	NEED_ITRACE = 1u << 7,
-	NEED_USYMS = 1u << 8,
-	NEED_ULINES = 1u << 9,
-};
-
-extern struct session *S;
-
-/* elaborate.c (pass 2) */
-struct file *parse_source(struct session *s, const struct source *src);
-int load_tapsets(struct session *s);
-int elaborate(struct session *s);
-struct node *clone_node(const struct node *n);
+/* ast.c: helpers every pass uses on the tree */
 struct symbol *new_symbol(const char *name, enum sym_kind kind, struct loc loc);
+/* A deep copy of a subtree (its statement list included); resolved fields are copied as they are. */
+struct node *clone_node(const struct node *n);
+/* A component's literal argument: a string (else NULL), or a number (else false). */
+const char *pp_component_arg_str(const struct pp_component *c);
+bool pp_component_arg_num(const struct pp_component *c, int64_t *out);
 
-/* types.c */
-int infer_types(struct session *s);
-
-/* dump.c: -p1 / -p2 listings */
+/* dump.c: the tree as script text, for -p1, -p2 and messages */
 void dump_file(FILE *out, const struct file *f);
-void dump_session(FILE *out, const struct session *s);
 void dump_expr(struct strbuf *sb, const struct node *e);
 void dump_probe_point(struct strbuf *sb, const struct probe_point *pp);
+/* The probe point as pp() prints it, in the arena. */
+const char *pp_string(const struct probe_point *pp);
+/* name:type (inferred: every type, "unknown" for none; else as written) */
+void dump_typed(struct strbuf *sb, const char *name, enum type t, bool inferred);
+void dump_function_head(struct strbuf *sb, const struct function *fn, bool inferred);
+/* "  # locals" and one line per local (not parameters) */
+void dump_locals(struct strbuf *sb, const struct symbol *l);
 
-/* emit.c (pass 3) */
-int translate(struct session *s);
-
-/* listing.c: -l / -L */
-int list_probe_points(struct session *s);
-
-/* build.c (pass 4) */
-int compile_module(struct session *s);
-void kernel_select(struct session *s);	/* -r, or the running kernel */
-int kernel_check(struct session *s, const char *alternative); /* its build tree exists */
-
-/* run.c (pass 5) */
-int run_module(struct session *s, const char *ko_path);
-
-/* command.c: the -c command */
-struct cmd_redir {
-	int fd;			/* redirected descriptor */
-	char op[3];		/* <, >, >>, >|, <>, >&, <& */
-	const char *file;	/* expanded target (a number or - for >& and <&) */
-};
-
-struct command {
-	const char *text;	/* as given, trailing separators cut */
-	char **argv;		/* one simple command: exec'd directly, */
-	char **env;		/* with these NAME=VALUE set */
-	struct cmd_redir *redirs;	/* and these done first, in order */
-	int nredirs;
-	const char *shell;	/* else the line for /bin/sh -c */
-	bool pipe;		/* the line uses a pipe on fds 7 and 8 */
-	bool after_list;	/* other commands run before the program */
-	bool target_is_shell;	/* a form not rewritten: target() is the shell */
-	const char *program;	/* what target() becomes, as named; NULL if unknown */
-};
-
-int command_parse(const char *text, struct command *c);
-const char *command_path(const struct command *c);	/* PATH lookup, or NULL */
-int command_check(const struct command *c);		/* the program can start */
-/* In the child: execs the command; on failure returns errno, *failed_redir its redirection */
-int command_exec(const struct command *c, int *failed_redir);
-
-/* util.c */
-char *read_file(const char *path, size_t *len);
-int write_file(const char *path, const char *data, size_t len);
-int run_command(char *const argv[], const char *log_path, bool quiet);
-uint64_t now_ns(void);
-char *make_tmpdir(void);
-void remove_tree(const char *path);
-uint64_t hash_bytes(const void *data, size_t len, uint64_t seed);
-const char *utap_cache_dir(const char *sub);
-
-#endif /* UTAP_H */
+#endif /* UTAP_FRONT_H */

@@ -10,7 +10,7 @@
 #ifndef UTAP_PROVIDER_H
 #define UTAP_PROVIDER_H
 
-#include "utap.h"
+#include "sema/sema.h"
 
 struct emitter;
 struct val;
@@ -73,11 +73,8 @@ extern const struct provider *const providers[];
 
 /* helpers for providers (elaborate.c) */
 struct derived_probe *new_derived(struct derived_probe *proto, const char *pp);
-const char *pp_component_arg_str(const struct pp_component *c);
-bool pp_component_arg_num(const struct pp_component *c, int64_t *out);
 bool pp_is(const struct probe_point *pp, const char *const names[], int n);
 int pp_count(const struct probe_point *pp);
 const struct pp_component *pp_nth(const struct probe_point *pp, int i);
-const char *pp_string(const struct probe_point *pp);
 
 #endif /* UTAP_PROVIDER_H */

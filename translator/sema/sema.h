@@ -1,0 +1,98 @@
+/*
+ * sema.h - pass 2: the session every later pass reads (options and what
+ * the passes produced), alias expansion, name resolution, types, listings.
+ * Probe families plug in through provider.h.
+ */
+#ifndef UTAP_SEMA_H
+#define UTAP_SEMA_H
+
+#include "front/front.h"
+
+/* The session: options and what the passes produce. */
+struct derived_probe;
+struct provider;
+
+struct session {
+	/* options */
+	const char *script_path;	/* file, or NULL with -e */
+	const char *script_text;	/* -e */
+	int last_pass;		/* -p */
+	int verbose;
+	bool keep_tmp;		/* -k */
+	bool guru;		/* -g */
+	bool vm;		/* --vm */
+	bool suppress_warnings;	/* -w */
+	const char *module_name;	/* -m */
+	const char *kernel;	/* -r KREL or build dir */
+	const char *output;	/* -o FILE */
+	const char *cmd;	/* -c */
+	struct command *command;	/* -c, split */
+	long target_pid;	/* -x */
+	long buffer_mb;		/* -s */
+	const char **defines;	/* -D NAME=VALUE */
+	int ndefines;
+	const char **incdirs;	/* -I DIR */
+	int nincdirs;
+	char **args;		/* script arguments */
+	int nargs;
+	unsigned vm_mem, vm_cpus, vm_timeout;
+	const char *vm_accel;
+	const char *run_module;	/* --run MODULE.ko */
+	const char **dmodules;	/* -d PATH */
+	int ndmodules;
+	bool ldd;		/* --ldd */
+	const char *list_pattern;	/* -l / -L */
+	bool list_vars;
+
+	/* derived facts */
+	const char *datadir;	/* has runtime/ and tapsets/ */
+	const char *libexecdir;	/* has utap-vminit */
+	const char *self_exe;
+	const char *krel;	/* resolved kernel release */
+	const char *kbuild;	/* resolved kernel build dir */
+	const char *tmpdir;
+	const char *c_path;	/* pass 3 output */
+	const char *ko_path;	/* pass 4 output */
+	const char *modname;
+
+	/* pass 1 */
+	struct file *user_file;
+	struct file *tapset_files;
+
+	/* pass 2 */
+	struct probe *probes_used;	/* user probes after alias expansion */
+	struct derived_probe *derived;	/* resolved, in order */
+	int nderived;
+	struct function *functions;	/* used functions, callee before caller */
+	struct global *globals;		/* used globals */
+	struct embed *embeds;		/* used top-level embedded C */
+	unsigned needs;		/* NEED_* runtime features */
+	int nglobals;
+};
+
+enum needs {
+	NEED_TARGET = 1u << 0,
+	NEED_EXIT = 1u << 1,
+	NEED_MAPS = 1u << 2,
+	NEED_STATS = 1u << 3,
+	NEED_REGEX = 1u << 4,
+	NEED_TRY = 1u << 5,
+	NEED_UNWIND = 1u << 6,
+	NEED_ITRACE = 1u << 7,
+	NEED_USYMS = 1u << 8,
+	NEED_ULINES = 1u << 9,
+};
+
+/* elaborate.c */
+struct file *parse_source(struct session *s, const struct source *src);
+int load_tapsets(struct session *s);
+int elaborate(struct session *s);
+
+/* types.c */
+int infer_types(struct session *s);
+
+/* listing.c: -p2, and -l / -L */
+void dump_session(FILE *out, const struct session *s);
+int list_probe_points(struct session *s);
+
+#endif /* UTAP_SEMA_H */
