@@ -6,6 +6,7 @@
 #include "codegen/emit.h"
 #include "kernel/kbuild.h"
 #include "runner/run.h"
+#include "probes/providers.h"
 #include "sema/sema.h"
 #include "vm/vm.h"
 
@@ -588,6 +589,7 @@ int main(int argc, char **argv)
 		return vm_exec_main(argc - 1, argv + 1);
 	s = arena_alloc(sizeof(*s));
 	s->last_pass = 5;
+	s->families = probe_families;
 	s->self_exe = self_exe();
 	find_dirs(s);
 	parse_options(s, argc, argv);

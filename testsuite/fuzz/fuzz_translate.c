@@ -13,7 +13,12 @@
 
 
 extern const struct provider provider_begin_end;
-const struct provider *const providers[] = { &provider_begin_end, NULL };
+static const struct probe_family families[] = {
+	{ "begin", &provider_begin_end },
+	{ "end", &provider_begin_end },
+	{ "never", &provider_begin_end },
+	{ NULL },
+};
 
 static char datadir[4096];
 
@@ -49,6 +54,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	diag_errors = 0;
 	s = arena_alloc(sizeof(*s));
 	s->last_pass = 2;
+	s->families = families;
 	s->datadir = datadir;
 	s->krel = "6.1.0-57-amd64";
 	s->kbuild = "/lib/modules/6.1.0-57-amd64/build";

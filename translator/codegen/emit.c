@@ -1060,19 +1060,26 @@ static void emit_probe_table(struct emitter *em)
 	sb_printf(&em->top, "};\n");
 }
 
+/* Each family once, in the order of its first row in the family table. */
 static void emit_providers(struct emitter *em)
 {
 	/* one list for every provider in turn, as long as all the probes */
 	struct derived_probe **list = arena_alloc(sizeof(*list) * (size_t)(em->s->nderived + 1));
 
-	for (int i = 0; providers[i]; i++) {
+	for (const struct probe_family *f = em->s->families; f && f->first; f++) {
+		const struct provider *prov = f->prov;
 		int n = 0;
 
+		for (const struct probe_family *g = em->s->families; g != f; g++)
+			if (g->prov == prov)
+				prov = NULL;
+		if (!prov)
+			continue;
 		for (struct derived_probe *d = em->s->derived; d; d = d->next)
-			if (d->prov == providers[i])
+			if (d->prov == prov)
 				list[n++] = d;
 		if (n)
-			providers[i]->emit(em, list, n);
+			prov->emit(em, list, n);
 	}
 }
 

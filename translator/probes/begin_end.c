@@ -15,13 +15,6 @@ struct begin_end_data {
 	bool is_end;
 };
 
-static bool begin_end_match(const struct probe_point *pp)
-{
-	const char *n = pp->comps->name;
-
-	return !strcmp(n, "begin") || !strcmp(n, "end") || !strcmp(n, "never");
-}
-
 static int begin_end_resolve(struct session *s, struct probe_point *pp,
 			     struct derived_probe *proto)
 {
@@ -80,7 +73,6 @@ static void begin_end_emit(struct emitter *em, struct derived_probe **dps, int n
 
 const struct provider provider_begin_end = {
 	.name = "begin/end/never",
-	.match = begin_end_match,
 	.resolve = begin_end_resolve,
 	.emit = begin_end_emit,
 };

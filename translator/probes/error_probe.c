@@ -8,11 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool error_match(const struct probe_point *pp)
-{
-	return !strcmp(pp->comps->name, "error");
-}
-
 static int error_resolve(struct session *s, struct probe_point *pp, struct derived_probe *proto)
 {
 	const struct pp_component *c = pp->comps;
@@ -55,7 +50,6 @@ static void error_emit(struct emitter *em, struct derived_probe **dps, int n)
 
 const struct provider provider_error = {
 	.name = "error",
-	.match = error_match,
 	.resolve = error_resolve,
 	.emit = error_emit,
 };

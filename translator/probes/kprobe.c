@@ -230,11 +230,6 @@ void kprobe_emit_table(struct emitter *em, struct derived_probe **dps, int n, co
 
 /* ---- the kprobe.* family ---- */
 
-static bool kprobe_match(const struct probe_point *pp)
-{
-	return !strcmp(pp->comps->name, "kprobe");
-}
-
 static const char *kprobe_pp(const char *module, const char *func, const char *suffix)
 {
 	if (module)
@@ -350,7 +345,6 @@ static void kprobe_list_vars(struct session *s, struct derived_probe *d, FILE *o
 
 const struct provider provider_kprobe = {
 	.name = "kprobe",
-	.match = kprobe_match,
 	.resolve = kprobe_resolve,
 	.emit = kprobe_emit,
 	.target_var = kprobe_target_var,

@@ -34,11 +34,6 @@ static const char *event_name(int64_t type, int64_t config)
 	return arena_printf("perf.type(%lld).config(%lld)", (long long)type, (long long)config);
 }
 
-static bool perf_match(const struct probe_point *pp)
-{
-	return !strcmp(pp->comps->name, "perf");
-}
-
 static bool num_component(const struct pp_component *c, const char *name, int64_t *out)
 {
 	return c && !strcmp(c->name, name) && pp_component_arg_num(c, out);
@@ -105,7 +100,6 @@ static void perf_emit(struct emitter *em, struct derived_probe **dps, int n)
 
 const struct provider provider_perf = {
 	.name = "perf",
-	.match = perf_match,
 	.resolve = perf_resolve,
 	.emit = perf_emit,
 };

@@ -1,5 +1,11 @@
-/* providers.c - every probe family, in the order points are matched. */
-#include "sema/provider.h"
+/*
+ * providers.c - every probe family, in one table (sema/provider.h says how
+ * it is read). A point is matched by its first component here; where
+ * several rows share one, the first whose provider's match() accepts the
+ * rest of the point wins, in this order. Pass 3 writes each family's code
+ * in the order of its first row.
+ */
+#include "probes/providers.h"
 
 extern const struct provider provider_begin_end;
 extern const struct provider provider_process_code;
@@ -13,17 +19,23 @@ extern const struct provider provider_perf;
 extern const struct provider provider_tracepoint;
 extern const struct provider provider_error;
 
-const struct provider *const providers[] = {
-	&provider_begin_end,
-	&provider_process_code,
-	&provider_process_mark,
-	&provider_process_lifecycle,
-	&provider_insn,
-	&provider_kprobe,
-	&provider_kernel_function,
-	&provider_timer,
-	&provider_perf,
-	&provider_tracepoint,
-	&provider_error,	/* after begin/end: error probes run after the end probes */
-	NULL,
+const struct probe_family probe_families[] = {
+	/* first component	family				its match() takes */
+	{ "begin",		&provider_begin_end },
+	{ "end",		&provider_begin_end },
+	{ "never",		&provider_begin_end },
+	{ "process",		&provider_process_code },	/* .function .statement */
+	{ "process",		&provider_process_mark },	/* .mark .provider */
+	{ "process",		&provider_process_lifecycle },	/* .begin .end .thread */
+	{ "process",		&provider_insn },		/* .insn */
+	{ "__itrace_engine",	&provider_insn },
+	{ "kprobe",		&provider_kprobe },
+	{ "kernel",		&provider_kernel_function },	/* .function .statement */
+	{ "module",		&provider_kernel_function },	/* .function */
+	{ "timer",		&provider_timer },
+	{ "perf",		&provider_perf },
+	{ "kernel",		&provider_tracepoint },		/* .trace */
+	/* after begin/end: its handlers follow the end probes' in the module's end hook */
+	{ "error",		&provider_error },
+	{ NULL },
 };

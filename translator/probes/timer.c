@@ -27,11 +27,6 @@ static const struct timer_unit timer_units[] = {
 #define MIN_NS 100000LL
 #define MAX_NS (1000000000LL * 60 * 60 * 24)
 
-static bool timer_match(const struct probe_point *pp)
-{
-	return !strcmp(pp->comps->name, "timer");
-}
-
 static const struct timer_unit *find_unit(const char *name)
 {
 	for (size_t i = 0; i < ARRAY_LEN(timer_units); i++)
@@ -166,7 +161,6 @@ static void timer_emit(struct emitter *em, struct derived_probe **dps, int n)
 
 const struct provider provider_timer = {
 	.name = "timer",
-	.match = timer_match,
 	.resolve = timer_resolve,
 	.emit = timer_emit,
 };

@@ -757,11 +757,11 @@ static int derive_alias(struct session *s, struct probe *probe, struct probe_poi
 	return total;
 }
 
-static const struct provider *find_provider(const struct probe_point *pp)
+static const struct provider *find_provider(const struct session *s, const struct probe_point *pp)
 {
-	for (int i = 0; providers[i]; i++)
-		if (providers[i]->match(pp))
-			return providers[i];
+	for (const struct probe_family *f = s->families; f && f->first; f++)
+		if (!strcmp(f->first, pp->comps->name) && (!f->prov->match || f->prov->match(pp)))
+			return f->prov;
 	return NULL;
 }
 
@@ -839,7 +839,7 @@ static int derive_point(struct session *s, struct probe *probe, struct probe_poi
 		alias_depth--;
 		return total;
 	}
-	prov = find_provider(point);
+	prov = find_provider(s, point);
 	alias_depth--;
 	if (!prov) {
 		if (point->optional)

@@ -44,7 +44,11 @@ struct derived_probe {
 
 struct provider {
 	const char *name;
-	/* true if the point names this family (checks the leading components) */
+	/*
+	 * Optional: true if the point, whose first component is one its rows in
+	 * the family table name, is this family's (checks the components after
+	 * it). NULL: every such point is.
+	 */
 	bool (*match)(const struct probe_point *pp);
 	/*
 	 * Resolves one concrete point. Appends derived probes cloned from proto
@@ -69,7 +73,16 @@ struct provider {
 	void (*list_vars)(struct session *s, struct derived_probe *d, FILE *out);
 };
 
-extern const struct provider *const providers[];
+/*
+ * One row of the probe family table (probes/providers.c, ended by a row
+ * without FIRST): a point whose first component is FIRST goes to the first
+ * row, in table order, whose provider matches it. Pass 3 writes each
+ * family's code in the order of its first row.
+ */
+struct probe_family {
+	const char *first;
+	const struct provider *prov;
+};
 
 /* helpers for providers (elaborate.c) */
 struct derived_probe *new_derived(struct derived_probe *proto, const char *pp);

@@ -10,7 +10,7 @@
 
 /* The session: options and what the passes produce. */
 struct derived_probe;
-struct provider;
+struct probe_family;
 
 struct session {
 	/* options */
@@ -43,6 +43,9 @@ struct session {
 	bool ldd;		/* --ldd */
 	const char *list_pattern;	/* -l / -L */
 	bool list_vars;
+
+	/* the probe families (probes/providers.c), given by main.c */
+	const struct probe_family *families;
 
 	/* derived facts */
 	const char *datadir;	/* has runtime/ and tapsets/ */
