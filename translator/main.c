@@ -435,6 +435,21 @@ static int keep_module(struct session *s)
 	return 0;
 }
 
+/* The session's guest_run: a short job in a guest of the target kernel (kernel/ksyms.c). */
+static int guest_run(const struct session *s, const char *share, char *const argv[], int *status)
+{
+	struct vm_config cfg = {
+		.krel = s->krel,
+		.timeout_s = 300,
+		.verbose = s->verbose > 1 ? s->verbose - 1 : 0,
+		.init_path = arena_printf("%s/utap-vminit", s->libexecdir),
+	};
+
+	cfg.shares[0] = (struct vm_share){ .host_dir = share, .guest_dir = share, .writable = true };
+	cfg.nshares = 1;
+	return vm_run(&cfg, argv, status);
+}
+
 static int run_in_vm(struct session *s)
 {
 	struct vm_config cfg = {
@@ -590,6 +605,7 @@ int main(int argc, char **argv)
 	s = arena_alloc(sizeof(*s));
 	s->last_pass = 5;
 	s->families = probe_families;
+	s->guest_run = guest_run;
 	s->self_exe = self_exe();
 	find_dirs(s);
 	parse_options(s, argc, argv);

@@ -11,7 +11,6 @@
 #include <string.h>
 #include <unistd.h>
 
-
 extern const struct provider provider_begin_end;
 static const struct probe_family families[] = {
 	{ "begin", &provider_begin_end },

@@ -16,7 +16,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-
 static char tmpdir[] = "/tmp/test_command.XXXXXX";
 
 struct ran {

@@ -17,7 +17,6 @@
  * so that wildcards skip them as stap's do.
  */
 #include "kernel/ksyms.h"
-#include "vm/vm.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -323,13 +322,7 @@ static void keep_btf(const char *dir, const char *base)
 
 static struct ksyms *fetch_from_guest(struct session *s, const char *image, const char *base)
 {
-	char *dir = make_tmpdir();
-	struct vm_config cfg = {
-		.krel = s->krel,
-		.timeout_s = 300,
-		.verbose = s->verbose > 1 ? s->verbose - 1 : 0,
-		.init_path = arena_printf("%s/utap-vminit", s->libexecdir),
-	};
+	char *dir = s->guest_run ? make_tmpdir() : NULL;
 	const char *job;
 	char *argv[4], *syms, *blacklist;
 	int status = 0;
@@ -337,8 +330,6 @@ static struct ksyms *fetch_from_guest(struct session *s, const char *image, cons
 
 	if (!dir)
 		return NULL;
-	cfg.shares[0] = (struct vm_share){ .host_dir = dir, .guest_dir = dir, .writable = true };
-	cfg.nshares = 1;
 	job = arena_printf("cat /proc/kallsyms > %s/kallsyms && "
 			   "{ cat /sys/kernel/debug/kprobes/blacklist > %s/blacklist || true; } && "
 			   "{ cat /sys/kernel/btf/vmlinux > %s/btf 2>/dev/null || true; }",
@@ -349,7 +340,7 @@ static struct ksyms *fetch_from_guest(struct session *s, const char *image, cons
 	argv[3] = NULL;
 	fprintf(stderr, "utap: reading the symbol list of kernel %s in a guest (once per "
 		"kernel, cached)\n", s->krel);
-	if (vm_run(&cfg, argv, &status) == 0 && status == 0) {
+	if (s->guest_run(s, dir, argv, &status) == 0 && status == 0) {
 		syms = read_file(arena_printf("%s/kallsyms", dir), NULL);
 		blacklist = read_file(arena_printf("%s/blacklist", dir), NULL);
 		if (syms)

@@ -46,6 +46,14 @@ struct session {
 
 	/* the probe families (probes/providers.c), given by main.c */
 	const struct probe_family *families;
+	/*
+	 * Runs argv in a throwaway guest booted with the target kernel, the
+	 * directory share writable there at the same path: 0 with the exit
+	 * status in *status, or -1 after an error. Given by main.c (vm/), for
+	 * what only the target kernel can tell (kernel/ksyms.c); NULL: none.
+	 */
+	int (*guest_run)(const struct session *s, const char *share, char *const argv[],
+			 int *status);
 
 	/* derived facts */
 	const char *datadir;	/* has runtime/ and tapsets/ */
