@@ -2,7 +2,7 @@
 UTAP_SRCS += translator/main.c translator/base/arena.c translator/base/strbuf.c translator/base/diag.c \
 	translator/base/util.c translator/base/command.c translator/front/lexer.c translator/front/preproc.c \
 	translator/front/parse.c translator/front/printf_format.c translator/front/ast.c translator/sema/elaborate.c translator/sema/types.c translator/front/dump.c \
-	translator/codegen/emit.c translator/kernel/kbuild.c translator/runner/run.c translator/sema/listing.c \
+	translator/codegen/emit.c translator/codegen/needs.c translator/kernel/kbuild.c translator/runner/run.c translator/sema/listing.c \
 	translator/runner/trace/sink.c translator/codegen/ustack.c translator/runner/tables.c \
 	translator/probes/providers.c translator/probes/begin_end.c
 

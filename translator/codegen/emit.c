@@ -119,14 +119,6 @@ static const char *num_literal(int64_t v)
 	return arena_printf("%" PRId64 "LL", v);
 }
 
-void emit_include(struct emitter *em, const char *path)
-{
-	const char *line = arena_printf("#include \"%s\"\n", path);
-
-	if (!em->includes.buf || !strstr(em->includes.buf, line))
-		sb_puts(&em->includes, line);
-}
-
 const char *emit_new_long(struct emitter *em)
 {
 	return new_long(em);
@@ -1139,6 +1131,8 @@ int translate(struct session *s)
 	struct strbuf out = { 0 };
 	int rc;
 
+	if (emit_needs(&em))
+		return -1;
 	sb_puts(&em.begin, "\tstruct utap_context *c __maybe_unused;\n");
 	sb_puts(&em.end, "\tstruct utap_context *c __maybe_unused;\n");
 	emit_globals(&em);

@@ -31,8 +31,12 @@ struct emitter {
 	struct function *fn;	/* NULL in a probe handler */
 	struct derived_probe *probe;	/* the handler being written */
 
+	/* what the module is built with (needs.c) */
+	struct included *included;	/* every #include of includes */
+	unsigned parts;		/* PART_* of the runtime parts it needs */
+
 	/* file sections */
-	struct strbuf includes;	/* runtime parts providers need, after runtime.h */
+	struct strbuf includes;	/* runtime parts and kernel headers, after runtime.h */
 	struct strbuf top;	/* formats, globals */
 	struct strbuf frames;	/* frame struct definitions */
 	struct strbuf protos;	/* function prototypes */
@@ -51,8 +55,24 @@ struct emitter {
 };
 
 void emit_line(struct emitter *em, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* #include "path" once, after runtime.h (path relative to runtime/) */
-void emit_include(struct emitter *em, const char *path);
+
+/*
+ * needs.c: runtime code enters the module by the name of its part, from a
+ * provider (emit_need) or from a utap-needs: comment in used embedded C
+ * (emit_needs, first thing in pass 3). What a part asks the translator for:
+ */
+enum part_flags {
+	PART_UNWIND = 1u << 0,		/* unwind tables of the modules of interest (ustack.c) */
+	PART_USYMS = 1u << 1,		/* their symbol tables */
+	PART_ULINES = 1u << 2,		/* their line tables */
+	PART_REGEX_GROUPS = 1u << 3,	/* every match records its groups (emit_regex.c) */
+};
+void emit_need(struct emitter *em, const char *name);
+/* The parts the script's used embedded C names; -1 after an error. */
+int emit_needs(struct emitter *em);
+/* A kernel header (not runtime code), once; BEFORE (may be NULL) goes ahead of it. */
+void emit_header(struct emitter *em, const char *path, const char *before);
+bool emit_has_include(const struct emitter *em, const char *path);
 /* temporaries for provider code that emits statements */
 const char *emit_new_long(struct emitter *em);
 const char *emit_new_str(struct emitter *em);

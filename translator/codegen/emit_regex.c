@@ -5,7 +5,7 @@
  * data: one program per distinct pattern. The match itself is a call to
  * the runtime (core/regex.c). The per-CPU memory the matcher works in is
  * sized by the generated init for the largest program. When the script
- * uses regex.stp's functions (marked "utap-needs: regex"), every match
+ * uses regex.stp's functions (marked "utap-needs: regex_groups"), every match
  * records its groups and subject in the probe context, and every handler
  * starts with no match recorded.
  */
@@ -26,17 +26,6 @@ struct rx_emitted {
 static const struct emitter *rx_owner;
 static struct rx_emitted *rx_list;
 static int rx_count;
-
-static bool script_records(struct session *s)
-{
-	for (struct function *fn = s->functions; fn; fn = fn->next_used) {
-		const char *p = fn->embedded ? strstr(fn->embedded, "utap-needs:") : NULL;
-
-		if (p && strstr(p, "regex"))
-			return true;
-	}
-	return false;
-}
 
 static void emit_program(struct emitter *em, const struct rx_compiled *rx, int index)
 {
@@ -113,13 +102,13 @@ static struct rx_emitted *rx_program(struct emitter *em, const struct node *lit)
 	e->next = rx_list;
 	rx_list = e;
 	if (!e->index) {
-		emit_include(em, "core/regex.c");
+		emit_need(em, "regex");
 		sb_printf(&em->exit, "\tutap_rx_release();\n");
 	}
 	sb_printf(&em->top, "/* %s */\n", comment_safe(c_string_literal(lit->str, lit->str_len)));
 	emit_program(em, rx, e->index);
 	sb_printf(&em->init, "\tif (utap_rx_reserve(utap_rx_work_size(&utap_rx_%d, %d)))\n"
-		  "\t\treturn -ENOMEM;\n", e->index, script_records(em->s) ? e->nslots : 0);
+		  "\t\treturn -ENOMEM;\n", e->index, (em->parts & PART_REGEX_GROUPS) ? e->nslots : 0);
 	rx_free(rx);
 	return e;
 }
@@ -134,12 +123,12 @@ struct val emit_regex(struct emitter *em, struct node *n)
 		return (struct val){ .type = TY_LONG, .c = "0" };
 	emit_line(em, "%s = %sutap_rx_match(c, &utap_rx_%d, %s, %s);", t,
 		  n->op[0] == '!' ? "!" : "", e->index, s.c,
-		  script_records(em->s) ? "true" : "false");
+		  (em->parts & PART_REGEX_GROUPS) ? "true" : "false");
 	return (struct val){ .type = TY_LONG, .c = t };
 }
 
 void emit_regex_prologue(struct emitter *em)
 {
-	if (script_records(em->s))
+	if (em->parts & PART_REGEX_GROUPS)
 		emit_line(em, "c->rx.state = UTAP_RX_NONE;");
 }

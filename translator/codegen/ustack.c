@@ -2,8 +2,8 @@
  * ustack.c - pass 3 for user backtraces and symbols: which ELF files the
  * module carries tables for, and the tables themselves.
  *
- * A script that uses ubacktrace() and friends (tapset functions marked
- * "utap-needs: ustack", "usym" or "uline") gets, for every module of
+ * A script that uses ubacktrace() and friends (tapset functions that need
+ * the runtime parts ustack, usym or uline, codegen/needs.c) gets, for every module of
  * interest, the unwind table (elf/uwbuild), the symbol table and, when
  * line functions are used, the line table (elf/symtab) — built here, at
  * translate time, and linked into the module with .incbin, so the source
@@ -34,26 +34,6 @@ struct umodule {
 
 static struct umodule umods[256];
 static int numods;
-
-static unsigned script_needs(struct session *s)
-{
-	unsigned needs = 0;
-
-	for (struct function *fn = s->functions; fn; fn = fn->next_used) {
-		const char *p = fn->embedded ? strstr(fn->embedded, "utap-needs:") : NULL;
-
-		if (!p)
-			continue;
-		p += strlen("utap-needs:");
-		if (strstr(p, "ustack"))
-			needs |= NEED_UNWIND | NEED_USYMS;
-		if (strstr(p, "usym"))
-			needs |= NEED_USYMS;
-		if (strstr(p, "uline"))
-			needs |= NEED_USYMS | NEED_ULINES;
-	}
-	return needs;
-}
 
 static bool add_module(const char *path, bool explicit_d)
 {
@@ -162,7 +142,7 @@ static int build_tables(struct session *s, struct umodule *m, int idx, unsigned 
 {
 	char err[256];
 
-	if (needs & NEED_UNWIND) {
+	if (needs & PART_UNWIND) {
 		struct uw_blob uw = { 0 };
 		struct uw_build_stats st = { 0 };
 
@@ -203,7 +183,7 @@ static int build_tables(struct session *s, struct umodule *m, int idx, unsigned 
 			return -1;
 		utap_blob_free(&sym);
 	}
-	if (needs & NEED_ULINES) {
+	if (needs & PART_ULINES) {
 		struct utap_debuginfo di = { 0 };
 		struct utap_blob lines = { 0 };
 
@@ -230,11 +210,10 @@ static void emit_blob(struct emitter *em, const char *name, const char *file)
 int emit_ustack_tables(struct emitter *em)
 {
 	struct session *s = em->s;
-	unsigned needs = script_needs(s);
+	unsigned needs = em->parts & (PART_UNWIND | PART_USYMS | PART_ULINES);
 
 	if (!needs)
 		return 0;
-	s->needs |= needs;
 	numods = 0;
 	for (int i = 0; i < s->ndmodules; i++)
 		if (strcmp(s->dmodules[i], "kernel"))
@@ -273,7 +252,6 @@ int emit_ustack_tables(struct emitter *em)
 		if (m->line_file)
 			emit_blob(em, arena_printf("utap_umod_line_%d", i), m->line_file);
 	}
-	emit_include(em, "unwind/ucontext.c");
 	sb_printf(&em->top, "static const struct utap_umod_desc utap_umod_descs[%d] = {\n",
 		  numods ? numods : 1);
 	for (int i = 0; i < numods; i++) {

@@ -294,7 +294,7 @@ struct val btfvars_emit(struct emitter *em, const char *func, bool is_return, co
 	const char *res;
 	struct walk w = { .b = b, .n = n, .em = em, .text = cparams_var_text(n) };
 
-	emit_include(em, "probes/tvar.c");
+	emit_need(em, "tvar");
 	if (is_all_vars(n))
 		return emit_all(em, b, proto, is_return, n);
 	res = emit_new_long(em);

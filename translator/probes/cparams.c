@@ -240,7 +240,7 @@ struct val cparams_emit_target(struct emitter *em, const struct node *n, const c
 	const char *t = arena_printf("(%s)", base), *res = emit_new_long(em);
 	const char *what = var_text(n), *near = c_near(n);
 
-	emit_include(em, "probes/tvar.c");
+	emit_need(em, "tvar");
 	emit_line(em, "{");
 	em->indent++;
 	emit_line(em, "unsigned long utap_a = (unsigned long)&%s, utap_p = 0;", t);
@@ -269,7 +269,7 @@ struct val cparams_emit_parms(struct emitter *em, const struct cparam *p, int n,
 	const char *s = emit_new_str(em);
 	bool first = true;
 
-	emit_include(em, "probes/tvar.c");
+	emit_need(em, "tvar");
 	emit_line(em, "%s[0] = 0;", s);
 	for (int i = 0; i < n; i++) {
 		const char *b = base(ctx, i);

@@ -128,7 +128,7 @@ static void insn_emit(struct emitter *em, struct derived_probe **dps, int n)
 {
 	int m = 0;
 
-	emit_include(em, "itrace/itrace.c");
+	emit_need(em, "itrace");
 	sb_printf(&em->glue, "static struct utap_insn_probe utap_insn_probes[%d] = {\n", n);
 	for (int i = 0; i < n; i++) {
 		const struct insn_probe *ip = dps[i]->data;

@@ -208,7 +208,7 @@ static const char *site_flags(const struct derived_probe *d)
 
 void kprobe_emit_table(struct emitter *em, struct derived_probe **dps, int n, const char *tag)
 {
-	emit_include(em, "probes/kprobe.c");
+	emit_need(em, "kprobe");
 	sb_printf(&em->glue, "static struct utap_kprobe utap_kprobes_%s[%d] = {\n", tag, n);
 	for (int i = 0; i < n; i++) {
 		const struct kprobe_site *k = dps[i]->data;

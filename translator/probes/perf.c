@@ -81,7 +81,7 @@ static int perf_resolve(struct session *s, struct probe_point *pp, struct derive
 
 static void perf_emit(struct emitter *em, struct derived_probe **dps, int n)
 {
-	emit_include(em, "probes/perf.c");
+	emit_need(em, "perf");
 	sb_printf(&em->glue, "static struct utap_perf utap_perfs[%d] = {\n", n);
 	for (int i = 0; i < n; i++) {
 		const struct perf_data *p = dps[i]->data;

@@ -221,8 +221,8 @@ static void emit_captures(struct emitter *em, struct derived_probe **dps, int n,
 
 void uprobe_emit_table(struct emitter *em, struct derived_probe **dps, int n, const char *name)
 {
-	emit_include(em, "probes/uprobe.c");
-	emit_include(em, "probes/umemory.c");
+	emit_need(em, "uprobe");
+	emit_need(em, "umemory");
 	emit_captures(em, dps, n, name);
 	sb_printf(&em->glue, "static struct utap_uprobe %s[%d] = {\n", name, n);
 	for (int i = 0; i < n; i++) {

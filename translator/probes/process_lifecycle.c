@@ -150,7 +150,7 @@ static void lc_emit(struct emitter *em, struct derived_probe **dps, int n)
 			 ".begin/.end probes (%d; at most %d)", ntargets, LC_MAX_TARGETS);
 		return;
 	}
-	emit_include(em, "probes/task_finder.c");
+	emit_need(em, "task_finder");
 	emit_targets(em, dps, first, ntargets);
 	sb_printf(&em->glue, "static const struct utap_pprobe utap_lc_probes[%d] = {\n", n);
 	for (int i = 0; i < n; i++) {

@@ -144,7 +144,7 @@ static int timer_resolve(struct session *s, struct probe_point *pp, struct deriv
 
 static void timer_emit(struct emitter *em, struct derived_probe **dps, int n)
 {
-	emit_include(em, "probes/timer.c");
+	emit_need(em, "timer");
 	sb_printf(&em->glue, "static struct utap_timer utap_timers[%d] = {\n", n);
 	for (int i = 0; i < n; i++) {
 		const struct timer_data *t = dps[i]->data;

@@ -127,20 +127,17 @@ static void include_enum_headers(struct emitter *em, const struct tp_event *e)
 			continue;
 		h = tphdr_enum_header(em->s, name);
 		if (h)
-			emit_include(em, h);
+			emit_header(em, h, NULL);
 	}
 }
 
 /* The trace header, after declarations of the structs its prototypes name. */
 static void include_header(struct emitter *em, const struct tp_event *e)
 {
-	const char *line = arena_printf("#include \"%s\"\n", e->header->path);
-
-	if (em->includes.buf && strstr(em->includes.buf, line))
+	if (emit_has_include(em, e->header->path))
 		return;
 	include_enum_headers(em, e);
-	sb_puts(&em->includes, e->header->forward);
-	emit_include(em, e->header->path);
+	emit_header(em, e->header->path, e->header->forward);
 }
 
 /* The argument struct: the header's own parameter declarations as members. */
@@ -181,7 +178,7 @@ static void emit_probe_function(struct emitter *em, struct derived_probe *d)
 
 static void tracepoint_emit(struct emitter *em, struct derived_probe **dps, int n)
 {
-	emit_include(em, "probes/tracepoint.c");
+	emit_need(em, "tracepoint");
 	for (int i = 0; i < n; i++)
 		emit_probe_function(em, dps[i]);
 	sb_printf(&em->glue, "static struct utap_tracepoint utap_tracepoints[%d] = {\n", n);

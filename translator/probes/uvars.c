@@ -179,7 +179,7 @@ struct val uvar_emit(struct emitter *em, struct node *n)
 	const struct plan *p = n->pdata;
 	const char *t;
 
-	emit_include(em, "probes/umemory.c");
+	emit_need(em, "umemory");
 	if (p->kind == PLAN_STRING)
 		return (struct val){ .type = TY_STRING, .c = c_string_literal(p->str, strlen(p->str)) };
 	if (p->kind == PLAN_LIST) {

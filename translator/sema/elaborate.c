@@ -579,7 +579,6 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n)
 			n->catch_var = l ? l : add_local(sc, n->catch_var->name, n->catch_var->loc);
 		}
 		resolve_node(s, sc, n->catch_body);
-		s->needs |= NEED_TRY;
 		return;
 	case N_EMBED:
 		if (!s->guru && !written_in(sc, n->loc)->is_tapset)

@@ -77,21 +77,7 @@ struct session {
 	struct function *functions;	/* used functions, callee before caller */
 	struct global *globals;		/* used globals */
 	struct embed *embeds;		/* used top-level embedded C */
-	unsigned needs;		/* NEED_* runtime features */
 	int nglobals;
-};
-
-enum needs {
-	NEED_TARGET = 1u << 0,
-	NEED_EXIT = 1u << 1,
-	NEED_MAPS = 1u << 2,
-	NEED_STATS = 1u << 3,
-	NEED_REGEX = 1u << 4,
-	NEED_TRY = 1u << 5,
-	NEED_UNWIND = 1u << 6,
-	NEED_ITRACE = 1u << 7,
-	NEED_USYMS = 1u << 8,
-	NEED_ULINES = 1u << 9,
 };
 
 /* elaborate.c */
