@@ -14,11 +14,15 @@
  * Table bytes from user space are untrusted: every blob is validated
  * before it is published, and a bad one is refused.
  */
+#ifndef UTAP_UNWIND_UTABLES_C
+#define UTAP_UNWIND_UTABLES_C
+
 #include <linux/task_work.h>
 #include <linux/tracepoint.h>
 #include <linux/wait.h>
 
 #include "probes/target.c"
+#include "unwind/umods.c"
 
 #define UTAP_TABLES_MAGIC 0x75746162	/* "utab" */
 #define UTAP_TABLES_NONE 1		/* the runner has no tables for this file */
@@ -408,3 +412,5 @@ static int utap_tables_init(void)
 		return -ENOMEM;
 	return 0;
 }
+
+#endif /* UTAP_UNWIND_UTABLES_C */

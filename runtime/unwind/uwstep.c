@@ -9,6 +9,9 @@
  *
  * Pure core: port.h only, every memory access goes through the reader.
  */
+#ifndef UTAP_UNWIND_UWSTEP_C
+#define UTAP_UNWIND_UWSTEP_C
+
 #include "unwind/uwstep.h"
 
 static const char *const stop_names[UW_NR_STOPS] = {
@@ -352,3 +355,5 @@ void uw_walk(const struct uw_regs *start, u32 flags,
 	}
 	tr->stop = stop;
 }
+
+#endif /* UTAP_UNWIND_UWSTEP_C */

@@ -4,6 +4,9 @@
  *
  * Pure core: port.h only, bounded loops, no allocation.
  */
+#ifndef UTAP_UNWIND_UWTAB_C
+#define UTAP_UNWIND_UWTAB_C
+
 #include "unwind/uwtab.h"
 
 _Static_assert(sizeof(struct uwt_header) == 96, "uwt_header layout");
@@ -206,3 +209,5 @@ const struct uwt_rule *uw_table_lookup_range(const void *blob, u64 pc,
 				    h->text_end;
 	return &tab_rules(h)[tab_rows(h)[i].rule];
 }
+
+#endif /* UTAP_UNWIND_UWTAB_C */
