@@ -65,7 +65,6 @@ enum utap_state {
 struct utap_ustack {
 	bool valid;
 	u8 state;			/* enum utap_ustate */
-	u8 stop;			/* enum uw_stop */
 	u32 nr;
 	u64 pcs[MAXBACKTRACE];
 	u8 flags[MAXBACKTRACE];		/* UW_FRAME_* */

@@ -260,7 +260,6 @@ static struct utap_ustack *utap_ustack_get(struct utap_context *c)
 		ops.fixup_ra = utap_ufixup_ra;
 	uw_walk(&regs, flags, &ops, &tr);
 	us->nr = tr.nr;
-	us->stop = tr.stop;
 	/* frames with no table row: stepped over by frame pointer, or the last one */
 	if (tr.inexact || tr.stop == UW_STOP_NO_TABLE || tr.stop == UW_STOP_NO_MODULE)
 		atomic64_add(tr.inexact + (tr.stop == UW_STOP_NO_TABLE ||

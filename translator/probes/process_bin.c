@@ -322,24 +322,6 @@ struct ubinary *ubin_open(const char *path, const char **why)
 	return b;
 }
 
-const struct ufunc *ubin_func(const struct ubinary *b, const char *name)
-{
-	size_t lo = 0, hi = b->nfuncs;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int c = strcmp(b->funcs[mid].name, name);
-
-		if (!c)
-			return &b->funcs[mid];
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
-}
-
 static bool find_in(const struct symtab_src *s, const char *name, uint64_t *vaddr)
 {
 	for (size_t i = 1; i < s->count; i++) {

@@ -68,9 +68,6 @@ const char *ubin_find(const char *name);
  */
 struct ubinary *ubin_open(const char *path, const char **why);
 
-/* The function named exactly NAME, or NULL. */
-const struct ufunc *ubin_func(const struct ubinary *b, const char *name);
-
 /* The address of symbol NAME (any type, .symtab or .dynsym); false if there is none. */
 bool ubin_symbol(const struct ubinary *b, const char *name, uint64_t *vaddr);
 

@@ -28,35 +28,7 @@ static struct session *cur;		/* the session being elaborated */
 static struct derived_probe **derived_tail;
 static int alias_depth;
 
-/* ---- probe point helpers for providers ---- */
-
-int pp_count(const struct probe_point *pp)
-{
-	int n = 0;
-
-	for (const struct pp_component *c = pp->comps; c; c = c->next)
-		n++;
-	return n;
-}
-
-const struct pp_component *pp_nth(const struct probe_point *pp, int i)
-{
-	const struct pp_component *c = pp->comps;
-
-	while (c && i-- > 0)
-		c = c->next;
-	return c;
-}
-
-bool pp_is(const struct probe_point *pp, const char *const names[], int n)
-{
-	const struct pp_component *c = pp->comps;
-
-	for (int i = 0; i < n; i++, c = c->next)
-		if (!c || strcmp(c->name, names[i]))
-			return false;
-	return true;
-}
+/* ---- derived probes, made by the providers ---- */
 
 struct derived_probe *new_derived(struct derived_probe *proto, const char *pp)
 {

@@ -86,8 +86,5 @@ struct probe_family {
 
 /* helpers for providers (elaborate.c) */
 struct derived_probe *new_derived(struct derived_probe *proto, const char *pp);
-bool pp_is(const struct probe_point *pp, const char *const names[], int n);
-int pp_count(const struct probe_point *pp);
-const struct pp_component *pp_nth(const struct probe_point *pp, int i);
 
 #endif /* UTAP_PROVIDER_H */
