@@ -27,6 +27,8 @@ FUZZ_CC      := clang
 CFLAGS_FUZZ  := $(CSTD) -O1 -g -fsanitize=fuzzer,address,undefined -Iruntime -Itranslator
 
 UTAP_SRCS   :=
+# the base files that need nothing else (one hash, one file reader): any part may link them
+BASE_LIB_SRCS := translator/base/hash.c translator/base/file.c
 UNIT_TESTS  :=
 FUZZERS     :=
 ALL_EXTRA   :=

@@ -16,7 +16,7 @@ FMT_READ_SRCS := translator/runner/trace/qtrace_read.c translator/runner/trace/d
 FMT_QTOOLS    := testsuite/unit/qtools_read.c
 FMT_INSN_SRCS := runtime/arch/x86_64/insn.c runtime/arch/x86_64/insn_tables.c
 FMT_SYM_SRCS  := translator/elf/debuginfo.c translator/elf/symtab.c translator/elf/symline.c \
-	translator/elf/symbuild.c translator/elf/plt.c runtime/unwind/sym.c $(FMT_INSN_SRCS)
+	translator/elf/symbuild.c translator/elf/plt.c runtime/unwind/sym.c $(FMT_INSN_SRCS) $(BASE_LIB_SRCS)
 FMT_LIBS      := -ldw -lelf -llzma -lz
 FMT_HDRS      := $(wildcard runtime/formats/*.h translator/runner/trace/*.h runtime/itrace/*.h) \
 	testsuite/vm/formats/fmtrun.h testsuite/unit/qtools_read.h

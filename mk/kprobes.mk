@@ -10,5 +10,5 @@ UTAP_SRCS += translator/kernel/ksyms.c translator/probes/kprobe.c translator/pro
 UNIT_TESTS += test_kprobes
 test_kprobes_SRCS := testsuite/unit/test_kprobes.c translator/kernel/ksyms.c translator/probes/cparams.c \
 	translator/probes/tphdr.c translator/base/arena.c translator/base/strbuf.c translator/base/diag.c \
-	translator/base/util.c translator/kernel/kbtf.c
+	translator/base/util.c $(BASE_LIB_SRCS) translator/kernel/kbtf.c
 test_kprobes_LIBS := -lelf

@@ -9,7 +9,7 @@
 # plt.c names PLT stubs with the x86-64 decoder
 SYM_BUILD_SRCS := translator/elf/debuginfo.c translator/elf/symtab.c \
 	translator/elf/symline.c translator/elf/symbuild.c translator/elf/plt.c \
-	runtime/arch/x86_64/insn.c runtime/arch/x86_64/insn_tables.c
+	runtime/arch/x86_64/insn.c runtime/arch/x86_64/insn_tables.c $(BASE_LIB_SRCS)
 SYM_RT_SRCS    := runtime/unwind/sym.c
 SYM_LIBS       := -ldw -lelf -llzma -lz
 

@@ -5,7 +5,7 @@
 
 VM_SRCS := translator/vm/vm.c translator/vm/vm_host.c translator/vm/vm_initramfs.c \
 	translator/vm/vm_qemu.c translator/vm/vm_relay.c translator/vm/vm_exec.c translator/vm/vm_check.c \
-	translator/vm/vm_kernel.c
+	translator/vm/vm_kernel.c $(BASE_LIB_SRCS)
 UTAP_SRCS += $(VM_SRCS)
 
 VMINIT_SRCS := $(wildcard translator/vm/guest/*.c)

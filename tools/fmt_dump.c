@@ -31,6 +31,7 @@
 #include "qtools_read.h"
 #include "elf/symtab.h"
 #include "unwind/sym.h"
+#include "base/base.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -39,26 +40,12 @@
 
 static char *slurp(const char *path, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t n = 0, cap = 0, r;
+	char *buf = slurp_file(path, len);
 
-	if (!f) {
+	if (!buf) {
 		perror(path);
 		exit(2);
 	}
-	do {
-		if (n + 65536 > cap) {
-			cap = (n + 65536) * 2;
-			buf = realloc(buf, cap);
-			if (!buf)
-				exit(2);
-		}
-		r = fread(buf + n, 1, 65536, f);
-		n += r;
-	} while (r > 0);
-	fclose(f);
-	*len = n;
 	return buf;
 }
 

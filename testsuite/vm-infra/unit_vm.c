@@ -118,7 +118,7 @@ static void module_order_of_installed_kernel(void)
 	if (vm_default_krel(krel, sizeof(krel)) < 0)
 		return;
 	snprintf(path, sizeof(path), "/lib/modules/%s/modules.dep", krel);
-	if (vm_read_file(path, &dep, &len) < 0)
+	if (!(dep = slurp_file(path, &len)))
 		return;
 	CHECK_INT(vm_module_order(dep, "", want, 5, &m, why, sizeof(why)), 0);
 	CHECK(m.n >= 5);

@@ -63,14 +63,20 @@ void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn))
 void errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void warnf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* file.c: the whole file, NUL-terminated, malloc'd; NULL with errno set */
+char *slurp_file(const char *path, size_t *len);
+
+/* hash.c: FNV-1a; SEED 0 starts a hash, else it goes on from SEED */
+uint64_t hash_bytes(const void *data, size_t len, uint64_t seed);
+uint64_t hash_str(const char *s);
+
 /* util.c */
-char *read_file(const char *path, size_t *len);
+char *read_file(const char *path, size_t *len);	/* slurp_file(), in the arena */
 int write_file(const char *path, const char *data, size_t len);
 int run_command(char *const argv[], const char *log_path, bool quiet);
 uint64_t now_ns(void);
 char *make_tmpdir(void);
 void remove_tree(const char *path);
-uint64_t hash_bytes(const void *data, size_t len, uint64_t seed);
 const char *utap_cache_dir(const char *sub);
 
 #endif /* UTAP_BASE_H */

@@ -13,25 +13,15 @@
 
 char *read_file(const char *path, size_t *lenp)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct strbuf sb = { 0 };
-	char buf[65536];
-	ssize_t n;
-	char *r;
+	size_t len = 0;
+	char *data = slurp_file(path, &len), *r;
 
-	if (fd < 0)
+	if (!data)
 		return NULL;
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		sb_putn(&sb, buf, (size_t)n);
-	close(fd);
-	if (n < 0) {
-		sb_free(&sb);
-		return NULL;
-	}
-	r = arena_strndup(sb.buf ? sb.buf : "", sb.len);
+	r = arena_strndup(data, len);
+	free(data);
 	if (lenp)
-		*lenp = sb.len;
-	sb_free(&sb);
+		*lenp = len;
 	return r;
 }
 
@@ -131,19 +121,6 @@ void remove_tree(const char *path)
 		closedir(d);
 	}
 	rmdir(path);
-}
-
-/* FNV-1a, 64 bits: names and cache keys, not security */
-uint64_t hash_bytes(const void *data, size_t len, uint64_t seed)
-{
-	const unsigned char *p = data;
-	uint64_t h = seed ? seed : 1469598103934665603ull;
-
-	for (size_t i = 0; i < len; i++) {
-		h ^= p[i];
-		h *= 1099511628211ull;
-	}
-	return h;
 }
 
 /* $XDG_CACHE_HOME/utap/SUB (or ~/.cache/utap/SUB), created 0700 as needed. */

@@ -5,6 +5,7 @@
  * each distinct string is stored once.
  */
 #include "elf/symbuild.h"
+#include "base/base.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -20,15 +21,6 @@ void strpool_free(struct sym_strpool *p)
 	free(p->buf);
 	free(p->slots);
 	memset(p, 0, sizeof(*p));
-}
-
-static uint64_t string_hash(const char *s)
-{
-	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 0x100000001b3ull;
-	return h;
 }
 
 /* Slot holding S, or the empty slot where it belongs. */
@@ -55,7 +47,7 @@ static int grow_slots(struct sym_strpool *p)
 	p->nslots = n;
 	for (i = 0; i < old_n; i++)
 		if (old[i])
-			*find_slot(p, p->buf + old[i] - 1, string_hash(p->buf + old[i] - 1)) = old[i];
+			*find_slot(p, p->buf + old[i] - 1, hash_str(p->buf + old[i] - 1)) = old[i];
 	free(old);
 	return 0;
 }
@@ -83,7 +75,7 @@ static int append_bytes(struct sym_strpool *p, const char *s, size_t n)
 
 int strpool_add(struct sym_strpool *p, const char *s, uint32_t *off)
 {
-	uint64_t h = string_hash(s);
+	uint64_t h = hash_str(s);
 	uint32_t *slot;
 	int err;
 

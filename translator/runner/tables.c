@@ -76,23 +76,16 @@ static char *cached_path(const char *buildid_hex, const char *ext)
 	return p;
 }
 
-static void *slurp(const char *path, size_t *len)
+/* The cached table at path, or NULL (none, unreadable or empty: built again). */
+static void *cached(const char *path, size_t *len)
 {
-	int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
-	off_t size;
-	void *buf;
+	char *data = path ? slurp_file(path, len) : NULL;
 
-	if (fd < 0)
-		return NULL;
-	size = lseek(fd, 0, SEEK_END);
-	buf = size > 0 ? malloc((size_t)size) : NULL;
-	if (buf && pread(fd, buf, (size_t)size, 0) != size) {
-		free(buf);
-		buf = NULL;
+	if (data && !*len) {
+		free(data);
+		data = NULL;
 	}
-	close(fd);
-	*len = buf ? (size_t)size : 0;
-	return buf;
+	return data;
 }
 
 /* Creates the directories leading to path (0700). */
@@ -173,8 +166,8 @@ static void answer(int fd, uint32_t seq, const char *path)
 	file_buildid(path, hex, sizeof(hex));
 	uw_cache = cached_path(hex, "uwt");
 	sym_cache = cached_path(hex, "sym");
-	uw = slurp(uw_cache, &uw_len);
-	sym = slurp(sym_cache, &sym_len);
+	uw = cached(uw_cache, &uw_len);
+	sym = cached(sym_cache, &sym_len);
 	if (!uw || !sym) {
 		struct uw_blob ub = { 0 };
 		struct uw_build_stats st = { 0 };

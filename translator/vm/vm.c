@@ -170,7 +170,7 @@ static void print_log(const char *path)
 	char *data;
 	size_t len;
 
-	if (vm_read_file(path, &data, &len) < 0)
+	if (!(data = slurp_file(path, &len)))
 		return;
 	fprintf(stderr, "utap: ---- guest kernel log %s ----\n", path);
 	fwrite(data, 1, len, stderr);
@@ -208,7 +208,7 @@ static void explain_death(const char *jobdir, const struct vm_result *r)
 	size_t len, i;
 
 	snprintf(path, sizeof(path), "%s/console.log", jobdir);
-	vm_read_file(path, &log, &len);
+	log = slurp_file(path, &len);
 	for (i = 0; i < sizeof(crash) / sizeof(crash[0]); i++)
 		if (find_line(log, crash[i], line, sizeof(line)))
 			break;
@@ -217,7 +217,7 @@ static void explain_death(const char *jobdir, const struct vm_result *r)
 	else if (find_line(log, "utap-vminit: error: ", line, sizeof(line)))
 		vm_error("the guest could not start: %s", line + strlen("utap-vminit: error: "));
 	else if (snprintf(path, sizeof(path), "%s/qemu.log", jobdir) > 0 &&
-		 vm_read_file(path, &qlog, &len) == 0 && len > 0 && find_line(qlog, "", line, sizeof(line)))
+		 (qlog = slurp_file(path, &len)) && len > 0 && find_line(qlog, "", line, sizeof(line)))
 		vm_error("qemu failed: %s", line);
 	else if (WIFSIGNALED(r->qemu_status))
 		vm_error("qemu was killed by signal %d before the command ended",

@@ -48,55 +48,6 @@ double vm_now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* FNV-1a: enough to tell cache inputs apart, no cryptographic claim */
-uint64_t vm_hash(uint64_t h, const void *data, size_t len)
-{
-	const unsigned char *p = data;
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		h ^= p[i];
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
-
-/* Read a whole regular file, NUL-terminated so text files can be used as strings. */
-int vm_read_file(const char *path, char **data, size_t *len)
-{
-	struct stat st;
-	char *buf;
-	size_t n = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) < 0 || !(buf = malloc(st.st_size + 1))) {
-		close(fd);
-		return -1;
-	}
-	while (n < (size_t)st.st_size) {
-		ssize_t got = read(fd, buf + n, st.st_size - n);
-
-		if (got <= 0) {
-			if (got < 0 && errno == EINTR)
-				continue;
-			break;
-		}
-		n += got;
-	}
-	close(fd);
-	if (n != (size_t)st.st_size) {
-		free(buf);
-		errno = EIO;
-		return -1;
-	}
-	buf[n] = '\0';
-	*data = buf;
-	*len = n;
-	return 0;
-}
-
 /* Write to a temporary name beside PATH and rename: readers see all of it or nothing. */
 int vm_write_atomic(const char *path, const void *data, size_t len)
 {

@@ -223,14 +223,14 @@ static int read_inputs(const struct vm_host *h, const struct vm_modules *mods,
 	int i;
 
 	in->n = 0;
-	if (vm_read_file(h->init, &in->data[0], &in->len[0]) < 0) {
+	if (!(in->data[0] = slurp_file(h->init, &in->len[0]))) {
 		vm_error("cannot read the guest init %s: %s", h->init, strerror(errno));
 		return -1;
 	}
 	in->n = 1;
 	for (i = 0; i < mods->n; i++) {
 		snprintf(path, sizeof(path), "%s/%s", h->moddir, mods->path[i]);
-		if (vm_read_file(path, &in->data[in->n], &in->len[in->n]) < 0) {
+		if (!(in->data[in->n] = slurp_file(path, &in->len[in->n]))) {
 			vm_error("cannot read the kernel module %s: %s", path, strerror(errno));
 			inputs_free(in);
 			return -1;
@@ -243,16 +243,16 @@ static int read_inputs(const struct vm_host *h, const struct vm_modules *mods,
 static uint64_t inputs_hash(const struct vm_host *h, const struct vm_modules *mods,
 			    const struct ramfs_input *in)
 {
-	uint64_t hash = vm_hash(VM_HASH_INIT, "utap-initramfs-1", 16);
+	uint64_t hash = hash_bytes("utap-initramfs-1", 16, 0);
 	int i;
 
-	hash = vm_hash(hash, h->krel, strlen(h->krel) + 1);
+	hash = hash_bytes(h->krel, strlen(h->krel) + 1, hash);
 	for (i = 0; i < in->n; i++) {
 		const char *name = i ? mods->path[i - 1] : "init";
 
-		hash = vm_hash(hash, name, strlen(name) + 1);
-		hash = vm_hash(hash, &in->len[i], sizeof(in->len[i]));
-		hash = vm_hash(hash, in->data[i], in->len[i]);
+		hash = hash_bytes(name, strlen(name) + 1, hash);
+		hash = hash_bytes(&in->len[i], sizeof(in->len[i]), hash);
+		hash = hash_bytes(in->data[i], in->len[i], hash);
 	}
 	return hash;
 }
@@ -303,13 +303,13 @@ static int order_guest_modules(const struct vm_host *h, struct vm_modules *mods)
 	int rc;
 
 	snprintf(path, sizeof(path), "%s/modules.dep", h->moddir);
-	if (vm_read_file(path, &dep, &len) < 0) {
+	if (!(dep = slurp_file(path, &len))) {
 		vm_error("cannot read %s: %s; install the Debian package linux-image-%s",
 			 path, strerror(errno), h->krel);
 		return -1;
 	}
 	snprintf(path, sizeof(path), "%s/modules.builtin", h->moddir);
-	if (vm_read_file(path, &bi, &len) < 0)
+	if (!(bi = slurp_file(path, &len)))
 		bi = NULL;
 	rc = vm_module_order(dep, bi ? bi : "", guest_modules,
 			     sizeof(guest_modules) / sizeof(guest_modules[0]), mods, why,

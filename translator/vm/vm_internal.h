@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "base/base.h"
 #include "vm.h"
 
 #define VM_DEFAULT_MEM_MB	1024
@@ -41,13 +42,10 @@ void vm_note(const struct vm_config *cfg, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 double vm_now(void);
 int vm_find_host(const struct vm_config *cfg, struct vm_host *h);
-int vm_read_file(const char *path, char **data, size_t *len);
 int vm_write_atomic(const char *path, const void *data, size_t len);
-uint64_t vm_hash(uint64_t h, const void *data, size_t len);
 void vm_prune_cache(const char *dir, const char *prefix, const char *keep);
 int vm_cache_lock(const struct vm_host *h);
 void vm_cache_unlock(int fd);
-#define VM_HASH_INIT 0xcbf29ce484222325ULL
 
 /* vm_initramfs.c */
 struct vm_modules {

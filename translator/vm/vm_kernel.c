@@ -183,12 +183,12 @@ static int unpack_kernel(const unsigned char *img, size_t len, struct bytes *elf
 /* The cache name changes whenever the package replaces the image file. */
 static void cached_name(const struct vm_host *h, const struct stat *st, char *name, size_t len)
 {
-	uint64_t hash = vm_hash(VM_HASH_INIT, "utap-vmlinux-1", 14);
+	uint64_t hash = hash_bytes("utap-vmlinux-1", 14, 0);
 
-	hash = vm_hash(hash, &st->st_size, sizeof(st->st_size));
-	hash = vm_hash(hash, &st->st_mtim, sizeof(st->st_mtim));
-	hash = vm_hash(hash, &st->st_ctim, sizeof(st->st_ctim));
-	hash = vm_hash(hash, &st->st_ino, sizeof(st->st_ino));
+	hash = hash_bytes(&st->st_size, sizeof(st->st_size), hash);
+	hash = hash_bytes(&st->st_mtim, sizeof(st->st_mtim), hash);
+	hash = hash_bytes(&st->st_ctim, sizeof(st->st_ctim), hash);
+	hash = hash_bytes(&st->st_ino, sizeof(st->st_ino), hash);
 	snprintf(name, len, "vmlinux-%s-%016llx", h->krel, (unsigned long long)hash);
 }
 
@@ -201,7 +201,7 @@ static int unpack_into_cache(const struct vm_config *cfg, const struct vm_host *
 	size_t len;
 	int rc = -1;
 
-	if (vm_read_file(h->kernel, &img, &len) < 0) {
+	if (!(img = slurp_file(h->kernel, &len))) {
 		vm_note(cfg, "cannot read %s: %s", h->kernel, strerror(errno));
 		return -1;
 	}

@@ -252,17 +252,17 @@ static void verdict_path(const struct vm_host *h, char *path, size_t len)
 {
 	struct utsname u;
 	struct stat st;
-	uint64_t hash = VM_HASH_INIT;
+	uint64_t hash = 0;
 
 	uname(&u);
-	hash = vm_hash(hash, u.release, strlen(u.release));
-	hash = vm_hash(hash, u.version, strlen(u.version));
-	hash = vm_hash(hash, h->qemu, strlen(h->qemu));
+	hash = hash_bytes(u.release, strlen(u.release), hash);
+	hash = hash_bytes(u.version, strlen(u.version), hash);
+	hash = hash_bytes(h->qemu, strlen(h->qemu), hash);
 	if (stat(h->qemu, &st) == 0) {
-		hash = vm_hash(hash, &st.st_size, sizeof(st.st_size));
-		hash = vm_hash(hash, &st.st_mtime, sizeof(st.st_mtime));
+		hash = hash_bytes(&st.st_size, sizeof(st.st_size), hash);
+		hash = hash_bytes(&st.st_mtime, sizeof(st.st_mtime), hash);
 	}
-	hash = vm_hash(hash, h->krel, strlen(h->krel));
+	hash = hash_bytes(h->krel, strlen(h->krel), hash);
 	snprintf(path, len, "%s/accel-%016llx", h->cache, (unsigned long long)hash);
 }
 
@@ -275,7 +275,7 @@ static const char *cached_verdict(const char *path, char *why, size_t whylen)
 	struct stat st;
 
 	if (stat(path, &st) < 0 || st.st_mtime + VERDICT_SECONDS < time(NULL) ||
-	    vm_read_file(path, &data, &len) < 0)
+	    !(data = slurp_file(path, &len)))
 		return NULL;
 	data[strcspn(data, "\n")] = '\0';
 	if (strncmp(data, "kvm ", 4) == 0 || strncmp(data, "tcg ", 4) == 0) {

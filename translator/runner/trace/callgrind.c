@@ -35,7 +35,7 @@ struct names {
 /* Print "KEY=(id) name" the first time NAME is seen, "KEY=(id)" after. */
 static void put_name(FILE *f, struct names *nm, const char *key, const char *name)
 {
-	uint64_t k[4] = { tout_str_hash(name), 0, 0, 0 };
+	uint64_t k[4] = { hash_str(name), 0, 0, 0 };
 	char buf[4096];
 
 	for (;; k[1]++) {

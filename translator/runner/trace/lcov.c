@@ -100,7 +100,7 @@ static struct lfile *file_of(struct lc *c, const char *name)
 
 	if (name[0] != '/' && c->comp_dir && asprintf(&abs, "%s/%s", c->comp_dir, name) > 0)
 		path = abs;
-	k[0] = tout_str_hash(path);
+	k[0] = hash_str(path);
 	k[1] = 0;
 	k[2] = 1;
 	k[3] = 0;

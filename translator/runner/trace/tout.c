@@ -52,15 +52,6 @@ bool grow(void **p, size_t *cap, size_t need, size_t elem)
 	return true;
 }
 
-uint64_t tout_str_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;	/* FNV-1a */
-
-	while (*s)
-		h = (h ^ (unsigned char)*s++) * 1099511628211ull;
-	return h;
-}
-
 /* --- hash table ---------------------------------------------------------- */
 
 static uint64_t khash(const uint64_t k[4])

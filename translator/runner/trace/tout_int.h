@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "base/base.h"
 #include "runner/trace/tout.h"
 #include "formats/stream.h"
 #include "elf/debuginfo.h"
@@ -26,7 +27,6 @@ struct ktab {
 /* The index stored under K; with INSERT, a new key gets NEXT_VAL. -1: absent (or no memory). */
 int64_t ktab_get(struct ktab *h, const uint64_t k[4], bool insert, uint32_t next_val);
 void ktab_free(struct ktab *h);
-uint64_t tout_str_hash(const char *s);
 
 /* One mapped file of one process. */
 struct tmod {
