@@ -417,8 +417,8 @@ int main(int argc, char **argv)
 	}
 	if (i + 1 >= argc)
 		usage();
-	o.format = strcmp(format, "count") ? utap_fmt_lookup(format, strlen(format)) : UTAP_FMT_DRCOV;
-	if (o.format < 0)
+	o.format = strcmp(format, "count") ? format : "drcov";
+	if (!tout_format_known(o.format, strlen(o.format)))
 		usage();
 	o.path = strcmp(format, "count") ? out : "/dev/null";
 	o.cmd = argv[i + 1];

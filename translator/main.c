@@ -6,6 +6,7 @@
 #include "codegen/emit.h"
 #include "kernel/kbuild.h"
 #include "runner/run.h"
+#include "runner/trace/tout.h"
 #include "probes/providers.h"
 #include "sema/sema.h"
 #include "vm/vm.h"
@@ -606,6 +607,7 @@ int main(int argc, char **argv)
 	s->last_pass = 5;
 	s->families = probe_families;
 	s->guest_run = guest_run;
+	s->runner_format = tout_writer_name;
 	s->self_exe = self_exe();
 	find_dirs(s);
 	parse_options(s, argc, argv);

@@ -54,13 +54,13 @@ static uint8_t *outbuf;
 static size_t outsize;
 
 /* An encoder over NSTEPS_ENC steps into a big buffer (recycled every 64 MB). */
-static size_t bench_stream(const char *name, int fmt, unsigned int isa)
+static size_t bench_stream(const char *name, const char *fmt, unsigned int isa)
 {
 	struct utap_fmt_stream st;
 	size_t n = 0, total = 0;
 	double t0, t1;
 
-	utap_fmt_stream_init(&st, fmt, isa);
+	utap_fmt_stream_init(&st, utap_fmt_codec(fmt, strlen(fmt)), isa);
 	t0 = now();
 	for (uint32_t k = 0; k < NSTEPS_ENC; k++) {
 		int r = utap_fmt_stream_step(&st, &steps[k % 18], outbuf + n, outsize - n);
@@ -78,7 +78,7 @@ static size_t bench_stream(const char *name, int fmt, unsigned int isa)
 	return n;
 }
 
-static void bench_writer(const char *name, int fmt)
+static void bench_writer(const char *name, const char *fmt)
 {
 	int fd = memfd_create("bench", 0);
 	struct tout_opts o = { .format = fmt, .fd = fd, .qt_isa = UTAP_QT_ISA_X86 };
@@ -125,9 +125,9 @@ int main(void)
 	make_steps();
 	printf("# trace formats, user space (%u steps per encoder, %u per writer)\n",
 	       NSTEPS_ENC, NSTEPS_RUN);
-	bench_stream("encode qtrace, x86-64 address flow", UTAP_FMT_QTRACE, UTAP_QT_ISA_X86);
-	bench_stream("encode qtrace, native 4-byte", UTAP_FMT_QTRACE, UTAP_QT_ISA_BE4);
-	bench_stream("encode lackey text", UTAP_FMT_LACKEY, 0);
+	bench_stream("encode qtrace, x86-64 address flow", "qtrace", UTAP_QT_ISA_X86);
+	bench_stream("encode qtrace, native 4-byte", "qtrace", UTAP_QT_ISA_BE4);
+	bench_stream("encode lackey text", "lackey", 0);
 
 	/* the reader on one encoder buffer */
 	{
@@ -136,7 +136,7 @@ int main(void)
 		struct qt_rec rec;
 		uint64_t k = 0;
 
-		utap_fmt_stream_init(&st, UTAP_FMT_QTRACE, UTAP_QT_ISA_X86);
+		utap_fmt_stream_init(&st, utap_fmt_codec("qtrace", 6), UTAP_QT_ISA_X86);
 		n = 0;
 		while (outsize - n >= UTAP_FMT_STEP_MAX)
 			n += (size_t)utap_fmt_stream_step(&st, &steps[k++ % 18], outbuf + n,
@@ -149,10 +149,10 @@ int main(void)
 		t1 = now();
 		report("read qtrace (fmt-dump's reader)", k, t1 - t0, (double)n);
 	}
-	bench_writer("runner: qtrace from raw steps", UTAP_FMT_QTRACE);
-	bench_writer("runner: drcov (basic blocks)", UTAP_FMT_DRCOV);
-	bench_writer("runner: callgrind (Ir, jumps, calls)", UTAP_FMT_CALLGRIND);
-	bench_writer("runner: lcov (per instruction)", UTAP_FMT_LCOV);
+	bench_writer("runner: qtrace from raw steps", "qtrace");
+	bench_writer("runner: drcov (basic blocks)", "drcov");
+	bench_writer("runner: callgrind (Ir, jumps, calls)", "callgrind");
+	bench_writer("runner: lcov (per instruction)", "lcov");
 	free(outbuf);
 	return 0;
 }

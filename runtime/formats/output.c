@@ -11,8 +11,8 @@
  *                                         learns it from an UTAP_REC_EVENT
  *                                         record "itrace_output NAME [PATH]"
  *   utap_fmt_selected                     the format, for the stepping engine
- *   utap_fmt_streaming()                  encode here (qtrace, lackey); for the
- *                                         other formats send UTAP_TRACE_STEP
+ *   utap_fmt_selected_codec()             encode here (qtrace, lackey); NULL for
+ *                                         the other formats: send UTAP_TRACE_STEP
  *                                         records and the runner aggregates
  *
  * Per traced thread (struct utap_fmt_thread of stream.h, in the engine's
@@ -36,6 +36,10 @@
  * engine's lost-instruction count), and the address flow goes on across
  * them. Only a stream's final batch can be dropped (and counted as a lost
  * record).
+ *
+ * The formats are the streaming ones of stream.c's table, then those the
+ * runner writes from a whole run, which the translator names in
+ * UTAP_RUNNER_FORMATS (translator/runner/trace/writers.c is their table).
  */
 #ifndef UTAP_FORMATS_OUTPUT_C
 #define UTAP_FORMATS_OUTPUT_C
@@ -44,11 +48,37 @@
 #include "formats/lackey.c"
 #include "formats/stream.c"
 
-static int utap_fmt_selected;	/* enum utap_fmt */
+#ifndef UTAP_RUNNER_FORMATS
+#define UTAP_RUNNER_FORMATS
+#endif
+static const char *const utap_fmt_runner[] = { UTAP_RUNNER_FORMATS NULL };
 
-static bool utap_fmt_streaming(void)
+/* 0: none chosen; else 1 + the index of the format in the streaming ones, then the runner's */
+static int utap_fmt_selected;
+
+/* The name of format FMT (as utap_fmt_selected numbers them), or NULL. */
+static const char *utap_fmt_name(int fmt)
 {
-	return utap_fmt_is_stream(READ_ONCE(utap_fmt_selected));
+	const struct utap_fmt_codec *c;
+	int i;
+
+	for (i = 1; (c = utap_fmt_codec_nth(i - 1)); i++)
+		if (i == fmt)
+			return c->name;
+	if (fmt >= i && fmt - i < (int)ARRAY_SIZE(utap_fmt_runner) - 1)
+		return utap_fmt_runner[fmt - i];
+	return NULL;
+}
+
+/* The encoder of format FMT; NULL for none and for the runner's formats. */
+static const struct utap_fmt_codec *utap_fmt_codec_of(int fmt)
+{
+	return fmt > 0 ? utap_fmt_codec_nth(fmt - 1) : NULL;
+}
+
+static const struct utap_fmt_codec *utap_fmt_selected_codec(void)
+{
+	return utap_fmt_codec_of(READ_ONCE(utap_fmt_selected));
 }
 
 /*
@@ -59,19 +89,24 @@ static bool utap_fmt_streaming(void)
 static void utap_itrace_output(struct utap_context *c, const char *name, const char *path)
 {
 	char buf[16 + 16 + MAXSTRINGLEN];
-	int fmt = utap_fmt_lookup(name, strlen(name));
-	int old;
-	size_t n;
+	int fmt, old, i;
+	const char *n;
+	size_t len;
 
-	if (fmt < 0) {
-		snprintf(c->error_buf, sizeof(c->error_buf),
-			 "itrace_output: unknown format '%s' (qtrace, lackey, drcov, callgrind, lcov)",
-			 name);
+	for (fmt = 1; (n = utap_fmt_name(fmt)) && strcmp(n, name); fmt++)
+		;
+	if (!n) {
+		len = scnprintf(c->error_buf, sizeof(c->error_buf),
+				"itrace_output: unknown format '%s' (", name);
+		for (i = 1; (n = utap_fmt_name(i)); i++)
+			len += scnprintf(c->error_buf + len, sizeof(c->error_buf) - len, "%s%s",
+					 i > 1 ? ", " : "", n);
+		scnprintf(c->error_buf + len, sizeof(c->error_buf) - len, ")");
 		c->last_error = c->error_buf;
 		return;
 	}
-	old = cmpxchg(&utap_fmt_selected, UTAP_FMT_NONE, fmt);
-	if (old != UTAP_FMT_NONE) {
+	old = cmpxchg(&utap_fmt_selected, 0, fmt);
+	if (old) {
 		if (old != fmt) {
 			snprintf(c->error_buf, sizeof(c->error_buf),
 				 "itrace_output: the trace format is already %s",
@@ -80,8 +115,8 @@ static void utap_itrace_output(struct utap_context *c, const char *name, const c
 		}
 		return;
 	}
-	n = scnprintf(buf, sizeof(buf), "itrace_output %s%s%s", name, path[0] ? " " : "", path);
-	utap_transport_write(UTAP_REC_EVENT, 0, buf, n, 0);
+	len = scnprintf(buf, sizeof(buf), "itrace_output %s%s%s", name, path[0] ? " " : "", path);
+	utap_transport_write(UTAP_REC_EVENT, 0, buf, len, 0);
 }
 
 /* A stream batch to the runner; only a final one is counted lost when it does not fit. */
@@ -95,13 +130,13 @@ static int utap_fmt_send(u32 tid, const u8 *buf, u32 len, bool final)
 /* Tracing of thread TID starts: its stream goes on, or a new one begins. */
 static u32 utap_fmt_thread_start(struct utap_fmt_thread *t, u32 tid)
 {
-	int fmt = READ_ONCE(utap_fmt_selected);
+	const struct utap_fmt_codec *codec = utap_fmt_selected_codec();
 	u32 lost;
 
-	if (utap_fmt_thread_goes_on(t, fmt, tid))
+	if (utap_fmt_thread_goes_on(t, codec, tid))
 		return 0;
 	lost = utap_fmt_thread_end(t);	/* another stream (an exec changed the tid) */
-	utap_fmt_thread_begin(t, fmt, UTAP_QT_ISA_HOST, tid, utap_fmt_send);
+	utap_fmt_thread_begin(t, codec, UTAP_QT_ISA_HOST, tid, utap_fmt_send);
 	return lost;
 }
 

@@ -3,6 +3,7 @@
  * qtrace.c - streaming qtrace encoder (see qtrace.h for the format).
  */
 #include "formats/qtrace.h"
+#include "formats/codec.h"
 
 static u8 *put_be16(u8 *p, u16 v)
 {
@@ -144,3 +145,35 @@ int utap_qt_flush(struct utap_qt *q, u8 *out, size_t room)
 	q->need_hdr = 1;
 	return n;
 }
+
+/* The streaming format's row (formats/codec.h). */
+static void qt_codec_init(void *state, unsigned int isa)
+{
+	utap_qt_init(state, isa);
+}
+
+static int qt_codec_step(void *state, const struct utap_trace_step *s, u8 *out, size_t room)
+{
+	return utap_qt_step(state, s, out, room);
+}
+
+static int qt_codec_flush(void *state, u8 *out, size_t room)
+{
+	return utap_qt_flush(state, out, room);
+}
+
+static bool qt_codec_holds(const void *state)
+{
+	return ((const struct utap_qt *)state)->have;
+}
+
+_Static_assert(sizeof(struct utap_qt) <= UTAP_FMT_STATE_WORDS * sizeof(u64), "qtrace state");
+_Static_assert(UTAP_QT_STEP_MAX <= UTAP_FMT_STEP_MAX, "qtrace step");
+
+const struct utap_fmt_codec utap_fmt_qtrace = {
+	.name = "qtrace",
+	.init = qt_codec_init,
+	.step = qt_codec_step,
+	.flush = qt_codec_flush,
+	.holds = qt_codec_holds,
+};

@@ -1,43 +1,41 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * stream.c - format names and the per-thread streaming encoder.
+ * stream.c - the streaming formats by name, and the per-thread stream.
  */
 #include "formats/stream.h"
 
-static const char *const fmt_names[UTAP_FMT_COUNT] = {
-	[UTAP_FMT_NONE] = "none",
-	[UTAP_FMT_QTRACE] = "qtrace",
-	[UTAP_FMT_LACKEY] = "lackey",
-	[UTAP_FMT_DRCOV] = "drcov",
-	[UTAP_FMT_CALLGRIND] = "callgrind",
-	[UTAP_FMT_LCOV] = "lcov",
+/* Every streaming format: a file of this folder and a row here. */
+extern const struct utap_fmt_codec utap_fmt_qtrace;
+extern const struct utap_fmt_codec utap_fmt_lackey;
+
+static const struct utap_fmt_codec *const utap_fmt_codecs[] = {
+	&utap_fmt_qtrace,
+	&utap_fmt_lackey,
 };
 
-int utap_fmt_lookup(const char *name, size_t len)
+const struct utap_fmt_codec *utap_fmt_codec_nth(unsigned int i)
 {
-	int i;
-
-	for (i = 1; i < UTAP_FMT_COUNT; i++)
-		if (strlen(fmt_names[i]) == len && !memcmp(fmt_names[i], name, len))
-			return i;
-	return -EINVAL;
+	return i < ARRAY_SIZE(utap_fmt_codecs) ? utap_fmt_codecs[i] : NULL;
 }
 
-const char *utap_fmt_name(int fmt)
+const struct utap_fmt_codec *utap_fmt_codec(const char *name, size_t len)
 {
-	return fmt > 0 && fmt < UTAP_FMT_COUNT ? fmt_names[fmt] : fmt_names[0];
+	const struct utap_fmt_codec *c;
+	unsigned int i;
+
+	for (i = 0; (c = utap_fmt_codec_nth(i)); i++)
+		if (strlen(c->name) == len && !memcmp(c->name, name, len))
+			return c;
+	return NULL;
 }
 
-bool utap_fmt_is_stream(int fmt)
-{
-	return fmt == UTAP_FMT_QTRACE || fmt == UTAP_FMT_LACKEY;
-}
-
-void utap_fmt_stream_init(struct utap_fmt_stream *st, int fmt, unsigned int isa)
+void utap_fmt_stream_init(struct utap_fmt_stream *st, const struct utap_fmt_codec *codec,
+			  unsigned int isa)
 {
 	memset(st, 0, sizeof(*st));
-	st->fmt = utap_fmt_is_stream(fmt) ? fmt : UTAP_FMT_NONE;
-	utap_qt_init(&st->qt, isa);
+	st->codec = codec;
+	if (codec)
+		codec->init(st->state, isa);
 }
 
 int utap_fmt_stream_step(struct utap_fmt_stream *st, const struct utap_trace_step *s,
@@ -45,28 +43,20 @@ int utap_fmt_stream_step(struct utap_fmt_stream *st, const struct utap_trace_ste
 {
 	if (room < UTAP_FMT_STEP_MAX)
 		return -ENOSPC;
-	switch (st->fmt) {
-	case UTAP_FMT_QTRACE:
-		return utap_qt_step(&st->qt, s, out, room);
-	case UTAP_FMT_LACKEY:
-		return utap_lackey_insn((char *)out, s->ip,
-					(s->flags & UTAP_STEP_DECODE_FAIL) ? 0 : s->len);
-	default:
-		return 0;
-	}
+	return st->codec ? st->codec->step(st->state, s, out, room) : 0;
 }
 
 int utap_fmt_stream_flush(struct utap_fmt_stream *st, u8 *out, size_t room)
 {
 	if (room < UTAP_FMT_STEP_MAX)
 		return -ENOSPC;
-	return st->fmt == UTAP_FMT_QTRACE ? utap_qt_flush(&st->qt, out, room) : 0;
+	return st->codec && st->codec->flush ? st->codec->flush(st->state, out, room) : 0;
 }
 
-void utap_fmt_thread_begin(struct utap_fmt_thread *t, int fmt, unsigned int isa, u32 tid,
-			   utap_fmt_send_t send)
+void utap_fmt_thread_begin(struct utap_fmt_thread *t, const struct utap_fmt_codec *codec,
+			   unsigned int isa, u32 tid, utap_fmt_send_t send)
 {
-	utap_fmt_stream_init(&t->enc, fmt, isa);
+	utap_fmt_stream_init(&t->enc, codec, isa);
 	t->send = send;
 	t->tid = tid;
 	t->used = 0;
@@ -74,9 +64,10 @@ void utap_fmt_thread_begin(struct utap_fmt_thread *t, int fmt, unsigned int isa,
 	t->open = true;
 }
 
-bool utap_fmt_thread_goes_on(const struct utap_fmt_thread *t, int fmt, u32 tid)
+bool utap_fmt_thread_goes_on(const struct utap_fmt_thread *t, const struct utap_fmt_codec *codec,
+			     u32 tid)
 {
-	return t->open && t->enc.fmt == fmt && t->tid == tid;
+	return t->open && t->enc.codec == codec && t->tid == tid;
 }
 
 /* The batch out; false if it stays (no room in the transport, and not FINAL). */
@@ -128,7 +119,8 @@ u32 utap_fmt_thread_end(struct utap_fmt_thread *t)
 	if (utap_fmt_thread_room(t))
 		n = utap_fmt_stream_flush(&t->enc, t->buf + t->used, sizeof(t->buf) - t->used);
 	else
-		lost = t->enc.fmt == UTAP_FMT_QTRACE && t->enc.qt.have;	/* the held-back step */
+		lost = t->enc.codec && t->enc.codec->holds &&	/* the held-back step */
+		       t->enc.codec->holds(t->enc.state);
 	if (n > 0) {
 		t->used += n;
 		t->records++;

@@ -1,52 +1,37 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * stream.h - the trace formats by name, and one thread's streaming encoder.
+ * stream.h - the streaming trace formats by name, and one thread's stream.
  *
- * Streaming formats (qtrace, lackey) are encoded step by step, one stream
- * per thread, where the steps are produced: in the module (the bytes travel
- * as UTAP_REC_STREAM records, stream id = tid, batched by struct
- * utap_fmt_thread) or in the runner when it receives raw steps. Both use
- * this code, so the bytes are the same. The other formats (drcov,
+ * Streaming formats (qtrace, lackey: formats/codec.h) are encoded step by
+ * step, one stream per thread, where the steps are produced: in the module
+ * (the bytes travel as UTAP_REC_STREAM records, stream id = tid, batched by
+ * struct utap_fmt_thread) or in the runner when it receives raw steps. Both
+ * use this code, so the bytes are the same. The other formats (drcov,
  * callgrind, lcov) aggregate a whole run and are written by the runner from
- * raw steps (translator/formats/). Pure core.
+ * raw steps (translator/runner/trace/). Pure core.
  */
 #ifndef UTAP_FORMATS_STREAM_H
 #define UTAP_FORMATS_STREAM_H
 
 #include "core/port.h"
 #include "itrace/trace_record.h"
+#include "formats/codec.h"
 #include "formats/qtrace.h"
-#include "formats/lackey.h"
 
-enum utap_fmt {
-	UTAP_FMT_NONE = 0,
-	UTAP_FMT_QTRACE,	/* per thread, binary */
-	UTAP_FMT_LACKEY,	/* per thread, text */
-	UTAP_FMT_DRCOV,		/* whole run, written by the runner */
-	UTAP_FMT_CALLGRIND,
-	UTAP_FMT_LCOV,
-	UTAP_FMT_COUNT,
-};
+/* The streaming format called NAME (LEN bytes, not necessarily NUL-terminated), or NULL. */
+const struct utap_fmt_codec *utap_fmt_codec(const char *name, size_t len);
 
-/* The format called NAME (LEN bytes, not necessarily NUL-terminated), or -EINVAL. */
-int utap_fmt_lookup(const char *name, size_t len);
-
-/* "qtrace", "lackey", ...; "none" for UTAP_FMT_NONE and anything unknown. */
-const char *utap_fmt_name(int fmt);
-
-/* Encoded step by step per thread (as opposed to aggregated by the runner). */
-bool utap_fmt_is_stream(int fmt);
-
-/* Room a step or a flush may need. */
-#define UTAP_FMT_STEP_MAX UTAP_QT_STEP_MAX
+/* The streaming formats in turn, from 0; NULL past the last. */
+const struct utap_fmt_codec *utap_fmt_codec_nth(unsigned int i);
 
 struct utap_fmt_stream {
-	u8 fmt;			/* enum utap_fmt: QTRACE or LACKEY */
-	struct utap_qt qt;
+	const struct utap_fmt_codec *codec;	/* NULL: not a streaming format */
+	u64 state[UTAP_FMT_STATE_WORDS];
 };
 
-/* ISA is a qtrace ISA form (enum utap_qt_isa); the others ignore it. */
-void utap_fmt_stream_init(struct utap_fmt_stream *st, int fmt, unsigned int isa);
+/* A new stream of CODEC (NULL: one that writes nothing). */
+void utap_fmt_stream_init(struct utap_fmt_stream *st, const struct utap_fmt_codec *codec,
+			  unsigned int isa);
 
 /* Encode step S into OUT; bytes written, or -ENOSPC if ROOM < UTAP_FMT_STEP_MAX. */
 int utap_fmt_stream_step(struct utap_fmt_stream *st, const struct utap_trace_step *s,
@@ -94,12 +79,13 @@ struct utap_fmt_thread {
 	u8 buf[UTAP_FMT_BATCH];
 };
 
-/* A new stream TID of format FMT (qtrace ISA form ISA), sent through SEND. */
-void utap_fmt_thread_begin(struct utap_fmt_thread *t, int fmt, unsigned int isa, u32 tid,
-			   utap_fmt_send_t send);
+/* A new stream TID of CODEC (qtrace ISA form ISA), sent through SEND. */
+void utap_fmt_thread_begin(struct utap_fmt_thread *t, const struct utap_fmt_codec *codec,
+			   unsigned int isa, u32 tid, utap_fmt_send_t send);
 
-/* The stream is open, in format FMT, with id TID: a new window continues it. */
-bool utap_fmt_thread_goes_on(const struct utap_fmt_thread *t, int fmt, u32 tid);
+/* The stream is open, in CODEC's format, with id TID: a new window continues it. */
+bool utap_fmt_thread_goes_on(const struct utap_fmt_thread *t, const struct utap_fmt_codec *codec,
+			     u32 tid);
 
 /* Encode step S; 1 if it is lost (the buffer is full and the transport too), else 0. */
 u32 utap_fmt_thread_step(struct utap_fmt_thread *t, const struct utap_trace_step *s);

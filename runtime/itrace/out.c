@@ -22,9 +22,9 @@ enum { UTAP_IT_OUT_NONE, UTAP_IT_OUT_STREAM, UTAP_IT_OUT_RECORDS };
 
 static int utap_it_out_kind(int fmt)
 {
-	if (fmt == UTAP_FMT_NONE)
+	if (!fmt)
 		return UTAP_IT_OUT_NONE;
-	return utap_fmt_is_stream(fmt) ? UTAP_IT_OUT_STREAM : UTAP_IT_OUT_RECORDS;
+	return utap_fmt_codec_of(fmt) ? UTAP_IT_OUT_STREAM : UTAP_IT_OUT_RECORDS;
 }
 
 static void utap_it_lose(struct utap_itask *st, u32 steps, bool tell)

@@ -15,6 +15,7 @@
  * window so that sequential runs occur.
  */
 #include "formats/stream.h"
+#include "formats/lackey.h"
 #include "runner/trace/qtrace_read.h"
 #include "qtools_read.h"
 
@@ -46,8 +47,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t n = 0, tn = 0, nw = 0;
 	bool have = false, ended = false, restarted = false;
 
-	utap_fmt_stream_init(&qs, UTAP_FMT_QTRACE, isa);
-	utap_fmt_stream_init(&ls, UTAP_FMT_LACKEY, isa);
+	utap_fmt_stream_init(&qs, utap_fmt_codec("qtrace", 6), isa);
+	utap_fmt_stream_init(&ls, utap_fmt_codec("lackey", 6), isa);
 	for (size_t off = 1; off + 16 <= size && nw < MAX_STEPS - 1; off += 16) {
 		const uint8_t *c = data + off;
 		struct utap_trace_step s = { .kind = UTAP_TRACE_STEP, .size = sizeof(s) };

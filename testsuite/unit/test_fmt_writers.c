@@ -17,7 +17,7 @@
 static const char *dir, *bin;
 
 /* Run the trace in B through a tout of FORMAT writing OUT; 0 on success. */
-static int write_fmt(int format, const char *out, const struct pbuf *b, struct tout_stats *st)
+static int write_fmt(const char *format, const char *out, const struct pbuf *b, struct tout_stats *st)
 {
 	struct tout_opts o = {
 		.format = format, .path = out, .fd = -1, .cmd = "fmt", .pid = 100,
@@ -111,7 +111,7 @@ TEST(callgrind_exact)
 							  NULL);
 
 	fmt_prog_trace(&b, bin, 7, false);
-	CHECK_INT(write_fmt(UTAP_FMT_CALLGRIND, out, &b, &st), 0);
+	CHECK_INT(write_fmt("callgrind", out, &b, &st), 0);
 	check_text(out, want);
 	CHECK_INT(st.steps, 18);
 	CHECK_INT(st.branches, 6);
@@ -123,7 +123,7 @@ TEST(callgrind_exact)
 	/* the same with the tracer's next_ip filled in */
 	pb_free(&b);
 	fmt_prog_trace(&b, bin, 7, true);
-	CHECK_INT(write_fmt(UTAP_FMT_CALLGRIND, out, &b, &st), 0);
+	CHECK_INT(write_fmt("callgrind", out, &b, &st), 0);
 	check_text(out, want);
 	pb_free(&b);
 	free(out);
@@ -139,7 +139,7 @@ TEST(callgrind_annotate_agrees)
 	int rc;
 
 	fmt_prog_trace(&b, bin, 7, false);
-	CHECK_INT(write_fmt(UTAP_FMT_CALLGRIND, out, &b, &st), 0);
+	CHECK_INT(write_fmt("callgrind", out, &b, &st), 0);
 	if (asprintf(&cmd, "callgrind_annotate --inclusive=yes '%s'", out) < 0)
 		exit(2);
 	rc = run_cmd(cmd, &text);
@@ -207,7 +207,7 @@ TEST(lcov_exact_and_valid)
 	struct tout_stats st;
 
 	fmt_prog_trace(&b, bin, 7, false);
-	CHECK_INT(write_fmt(UTAP_FMT_LCOV, out, &b, &st), 0);
+	CHECK_INT(write_fmt("lcov", out, &b, &st), 0);
 	check_text(out, want);
 
 	if (asprintf(&cmd, "lcov --rc lcov_branch_coverage=1 --summary '%s'", out) < 0)
@@ -262,7 +262,7 @@ TEST(lcov_unexecuted)
 	pb_map(&b, 100, 0x401000, 0x402000, 0x1000, 0, bin);
 	pb_step(&b, 9, 0x401000, "31c0", 0, 0);
 	pb_step(&b, 9, 0x401002, "4801f8", 0, 0);
-	CHECK_INT(write_fmt(UTAP_FMT_LCOV, out, &b, &st), 0);
+	CHECK_INT(write_fmt("lcov", out, &b, &st), 0);
 	text = slurp(out, NULL);
 	CHECK(text && strstr(text, "FNDA:1,loop\nFNDA:0,_start\nFNF:2\nFNH:1\n"));
 	CHECK(text && strstr(text, "BRDA:5,0,0,-\nBRDA:5,0,1,-\nBRDA:10,0,0,-\nBRDA:10,0,1,-\n"
@@ -301,7 +301,7 @@ TEST(drcov_exact_and_read)
 	struct drcov_file f;
 
 	fmt_prog_trace(&b, bin, 7, false);
-	CHECK_INT(write_fmt(UTAP_FMT_DRCOV, out, &b, &st), 0);
+	CHECK_INT(write_fmt("drcov", out, &b, &st), 0);
 	CHECK_INT(st.bbs, 6);
 	got = slurp(out, &len);
 	CHECK(got != NULL);
@@ -345,7 +345,7 @@ TEST(streams_per_thread)
 
 	fmt_prog_trace(&b, bin, 7, false);
 	fmt_prog_trace(&b, bin, 8, true);
-	CHECK_INT(write_fmt(UTAP_FMT_QTRACE, base, &b, &st), 0);
+	CHECK_INT(write_fmt("qtrace", base, &b, &st), 0);
 	CHECK_INT(st.threads, 2);
 	f7 = path_in(dir, "trace.qt.7");
 	f8 = path_in(dir, "trace.qt.8");
@@ -368,7 +368,7 @@ TEST(streams_per_thread)
 	pb_free(&b);
 
 	fmt_prog_trace(&b, bin, 7, false);
-	CHECK_INT(write_fmt(UTAP_FMT_LACKEY, base, &b, &st), 0);
+	CHECK_INT(write_fmt("lackey", base, &b, &st), 0);
 	data = slurp(f7, NULL);
 	CHECK(data && !strncmp(data, "I  0040100b,5\nI  00401010,5\nI  00401000,2\n", 42));
 	CHECK(data && strstr(data, "I  00401022,2\n") && strlen(data) == 18 * 14);
@@ -407,7 +407,7 @@ TEST(streams_windows)
 		}
 	}
 	pb_thread(&b, 7, 100, false);
-	CHECK_INT(write_fmt(UTAP_FMT_QTRACE, base, &b, &st), 0);
+	CHECK_INT(write_fmt("qtrace", base, &b, &st), 0);
 	CHECK_INT(st.lost, 1);
 	data = slurp(f7, &len);
 	CHECK(data && qtools_expect(data, len, ips, n, 0x401024));
@@ -441,7 +441,7 @@ TEST(records_robust)
 		b.n += j.n;
 		pb_free(&j);
 	}
-	CHECK_INT(write_fmt(UTAP_FMT_CALLGRIND, out, &b, &st), 0);
+	CHECK_INT(write_fmt("callgrind", out, &b, &st), 0);
 	CHECK_INT(st.steps, 18);
 	CHECK_INT(st.lost, 5);
 	CHECK_INT(st.bad, 2);
@@ -464,7 +464,7 @@ TEST(unmapped_steps)
 
 	pb_step(&b, 3, 0x7000, "90", 0, 0);
 	pb_step(&b, 3, 0x7001, "c3", UTAP_STEP_BRANCH | UTAP_STEP_RET, 0);
-	CHECK_INT(write_fmt(UTAP_FMT_CALLGRIND, out, &b, &st), 0);
+	CHECK_INT(write_fmt("callgrind", out, &b, &st), 0);
 	CHECK_INT(st.unmapped, 2);
 	text = slurp(out, NULL);
 	CHECK(text && strstr(text, "ob=(1) ???\nfl=(1) ???\nfn=(1) ???\n0x7000 0 1\n0x7001 0 1\n"));
@@ -484,7 +484,7 @@ TEST(newline_in_path)
 
 	pb_map(&b, 1, 0x401000, 0x402000, 0x1000, 0, "/no/such\nfile\r");
 	pb_step(&b, 3, 0x401000, "90", 0, 0);
-	CHECK_INT(write_fmt(UTAP_FMT_DRCOV, out, &b, &st), 0);
+	CHECK_INT(write_fmt("drcov", out, &b, &st), 0);
 	text = slurp(out, &len);
 	CHECK(text && drcov_parse(text, len, &f, err, sizeof(err)) == 0);
 	if (text && f.nmods == 1)
@@ -493,7 +493,7 @@ TEST(newline_in_path)
 	free(text);
 	free(out);
 	out = path_in(dir, "nl.cg");
-	CHECK_INT(write_fmt(UTAP_FMT_CALLGRIND, out, &b, &st), 0);
+	CHECK_INT(write_fmt("callgrind", out, &b, &st), 0);
 	text = slurp(out, NULL);
 	CHECK(text && strstr(text, "\nob=(1) /no/such?file?\n"));
 	free(text);

@@ -1099,7 +1099,11 @@ static void assemble(struct emitter *em, struct strbuf *out)
 		else
 			sb_printf(out, "#define %s 1\n", d);
 	}
-	sb_printf(out, "#include \"core/runtime.h\"\n");
+	/* the runner's trace formats, for formats/output.c */
+	sb_puts(out, "#define UTAP_RUNNER_FORMATS");
+	for (unsigned int i = 0; s->runner_format && s->runner_format(i); i++)
+		sb_printf(out, " \"%s\",", s->runner_format(i));
+	sb_puts(out, "\n#include \"core/runtime.h\"\n");
 	sb_putn(out, em->includes.buf ? em->includes.buf : "", em->includes.len);
 	sb_putc(out, '\n');
 	for (struct embed *e = s->embeds; e; e = e->next)

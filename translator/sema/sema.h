@@ -54,6 +54,12 @@ struct session {
 	 */
 	int (*guest_run)(const struct session *s, const char *share, char *const argv[],
 			 int *status);
+	/*
+	 * The trace formats the runner writes from a whole run, in turn from 0
+	 * (NULL past the last): pass 3 names them to the module, which checks
+	 * itrace_output() against them. Given by main.c (runner/trace/).
+	 */
+	const char *(*runner_format)(unsigned int i);
 
 	/* derived facts */
 	const char *datadir;	/* has runtime/ and tapsets/ */

@@ -194,7 +194,7 @@ static void put_calls(struct cg *c, const struct pos *here, uint32_t idx)
 	}
 }
 
-int callgrind_write(struct tout *t, FILE *f)
+static int callgrind_write(struct tout *t, FILE *f)
 {
 	struct cg c = { .t = t, .f = f };
 	uint32_t *order = malloc((t->nins ? t->nins : 1) * sizeof(*order));
@@ -276,3 +276,8 @@ int callgrind_write(struct tout *t, FILE *f)
 	names_free(&c.fn);
 	return 0;
 }
+
+const struct tout_writer tout_callgrind = {
+	.name = "callgrind",
+	.write = callgrind_write,
+};

@@ -26,7 +26,7 @@ static void module_extent(struct tout *t, struct tmod *m, uint64_t *base, uint64
 	}
 }
 
-int drcov_write(struct tout *t, FILE *f)
+static int drcov_write(struct tout *t, FILE *f)
 {
 	uint64_t *bases = calloc(t->nmods ? t->nmods : 1, sizeof(*bases));
 	uint32_t n = 0;
@@ -69,3 +69,9 @@ int drcov_write(struct tout *t, FILE *f)
 	free(bases);
 	return 0;
 }
+
+const struct tout_writer tout_drcov = {
+	.name = "drcov",
+	.blocks = true,
+	.write = drcov_write,
+};

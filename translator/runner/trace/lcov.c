@@ -401,7 +401,7 @@ static void put_file(FILE *f, struct lfile *lf)
 	fprintf(f, "LF:%zu\nLH:%zu\nend_of_record\n", n, hit);
 }
 
-int lcov_write(struct tout *t, FILE *f)
+static int lcov_write(struct tout *t, FILE *f)
 {
 	struct lc c = { .t = t };
 
@@ -460,3 +460,8 @@ int lcov_write(struct tout *t, FILE *f)
 	ktab_free(&c.blocks);
 	return 0;
 }
+
+const struct tout_writer tout_lcov = {
+	.name = "lcov",
+	.write = lcov_write,
+};

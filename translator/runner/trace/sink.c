@@ -19,7 +19,7 @@
 
 static struct {
 	struct session *s;
-	int format;		/* enum utap_fmt, NONE until requested */
+	char *format;		/* a name of tout_formats(), NULL until requested */
 	char *path;		/* itrace_output's PATH, or NULL */
 	struct tout *t;
 	struct streams *streams;
@@ -42,7 +42,7 @@ static struct streams *stream_files(int out_fd)
 	return sk.streams;
 }
 
-static void start(int format, const char *path)
+static void start(const char *format, const char *path)
 {
 	struct tout_opts o = {
 		.format = format,
@@ -57,7 +57,7 @@ static void start(int format, const char *path)
 		o.cmd = sk.s->cmd;
 		o.pid = sk.s->target_pid;
 	}
-	if (utap_fmt_is_stream(format)) {
+	if (utap_fmt_codec(format, strlen(format))) {
 		o.streams = stream_files(1);
 		if (!o.streams) {
 			errorf("trace: out of memory");
@@ -86,7 +86,6 @@ bool trace_sink_event(const void *payload, size_t len)
 	static const char req[] = "itrace_output ";
 	const char *p = payload, *end = p + len, *name, *sp;
 	char *path = NULL;
-	int format;
 
 	if (len < sizeof(req) - 1 || memcmp(p, req, sizeof(req) - 1))
 		return false;
@@ -94,10 +93,8 @@ bool trace_sink_event(const void *payload, size_t len)
 	sp = memchr(name, ' ', end - name);
 	if (!sp)
 		sp = end;
-	format = utap_fmt_lookup(name, sp - name);
-	if (format < 0) {
-		errorf("trace: unknown format '%.*s' (qtrace, lackey, drcov, callgrind, lcov)",
-		       (int)(sp - name), name);
+	if (!tout_format_known(name, sp - name)) {
+		errorf("trace: unknown format '%.*s' (%s)", (int)(sp - name), name, tout_formats());
 		sk.failed = true;
 		return true;
 	}
@@ -109,16 +106,21 @@ bool trace_sink_event(const void *payload, size_t len)
 		}
 	}
 	if (sk.format) {
-		if (sk.format != format || (path && (!sk.path || strcmp(path, sk.path))) ||
-		    (!path && sk.path))
-			warnf("trace: itrace_output(\"%s\") ignored: the trace is already %s",
-			      utap_fmt_name(format), utap_fmt_name(sk.format));
+		if (strlen(sk.format) != (size_t)(sp - name) || memcmp(sk.format, name, sp - name) ||
+		    (path && (!sk.path || strcmp(path, sk.path))) || (!path && sk.path))
+			warnf("trace: itrace_output(\"%.*s\") ignored: the trace is already %s",
+			      (int)(sp - name), name, sk.format);
 		free(path);
 		return true;
 	}
-	sk.format = format;
+	sk.format = strndup(name, sp - name);
 	sk.path = path;
-	start(format, path);
+	if (!sk.format) {
+		errorf("trace: out of memory");
+		sk.failed = true;
+		return true;
+	}
+	start(sk.format, path);
 	return true;
 }
 
@@ -155,7 +157,7 @@ int trace_sink_close(struct session *s)
 		if (s && s->verbose)
 			fprintf(stderr, "Trace: %s, %" PRIu64 " instructions (%" PRIu64 " branches, "
 				"%" PRIu64 " taken), %" PRIu32 " threads, %" PRIu32 " modules, %"
-				PRIu64 " lost\n", utap_fmt_name(sk.format), st.steps, st.branches,
+				PRIu64 " lost\n", sk.format, st.steps, st.branches,
 				st.taken, st.threads, st.modules, st.lost);
 	} else if (sk.ignored && s && s->verbose) {
 		fprintf(stderr, "Trace: %" PRIu64 " trace records ignored (no itrace_output "
@@ -168,7 +170,8 @@ int trace_sink_close(struct session *s)
 	sk.append_fd = -1;
 	free(sk.path);
 	sk.path = NULL;
-	sk.format = UTAP_FMT_NONE;
+	free(sk.format);
+	sk.format = NULL;
 	sk.failed = false;
 	sk.ignored = 0;
 	return rc;

@@ -21,13 +21,14 @@
 #ifndef UTAP_FORMATS_TOUT_H
 #define UTAP_FORMATS_TOUT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 struct tout;
 
 struct tout_opts {
-	int format;		/* enum utap_fmt */
+	const char *format;	/* a name of tout_formats() */
 	const char *path;	/* output file, or the base of PATH.TID for streams; NULL: fd */
 	int fd;			/* without a path: streams as they come, the rest at the end */
 	const char *cmd;	/* the traced command line (callgrind "cmd:"), may be NULL */
@@ -49,6 +50,13 @@ struct tout_stats {
 	uint32_t threads;
 	uint32_t modules;
 };
+
+/* The formats, streaming ones first: "qtrace, lackey, drcov, callgrind, lcov". */
+const char *tout_formats(void);
+/* NAME (LEN bytes, not necessarily NUL-terminated) is one of them. */
+bool tout_format_known(const char *name, size_t len);
+/* The whole-run formats (writers.c) in turn, from 0; NULL past the last. */
+const char *tout_writer_name(unsigned int i);
 
 /* NULL with a message in ERR for an unknown format or an unwritable file. */
 struct tout *tout_open(const struct tout_opts *o, char *err, size_t errsize);

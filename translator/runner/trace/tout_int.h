@@ -1,7 +1,7 @@
 /*
- * tout_int.h - what the runner-side format writers share: the modules of
- * the traced processes, the per-instruction and per-edge counters, the basic
- * blocks, and a small hash table.
+ * tout_int.h - what the runner's trace code shares: the state of a trace
+ * (tout.c), the modules of the traced processes and small helpers (tmod.c),
+ * and the whole-run writers (writers.c's table).
  */
 #ifndef UTAP_FORMATS_TOUT_INT_H
 #define UTAP_FORMATS_TOUT_INT_H
@@ -136,9 +136,25 @@ struct tout {
 
 	struct streams *streams;
 	bool own_streams;
+
+	const struct utap_fmt_codec *codec;	/* a streaming format, encoded as steps come */
+	const struct tout_writer *writer;	/* else the writer of the whole run */
 };
 
-/* tout.c */
+/*
+ * A format the runner writes from a whole run: its file (drcov.c, ...)
+ * defines one, and writers.c has its row.
+ */
+struct tout_writer {
+	const char *name;
+	bool blocks;	/* counts basic blocks (tout.c's bb_*) instead of instructions and edges */
+	int (*write)(struct tout *t, FILE *f);
+};
+
+/* writers.c: the writer called NAME (LEN bytes), or NULL */
+const struct tout_writer *tout_writer(const char *name, size_t len);
+
+/* tmod.c: helpers */
 bool grow(void **p, size_t *cap, size_t need, size_t elem);
 /*
  * S as it can go on one line of a text format: itself, or a copy in BUF
@@ -148,7 +164,12 @@ bool grow(void **p, size_t *cap, size_t need, size_t elem);
 const char *tout_printable(const char *s, char *buf, size_t size);
 /* qsort that accepts an empty (NULL) array */
 void tsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
+/* tmod.c: the traced modules */
+void tout_add_map(struct tout *t, const struct utap_trace_map *mr, const char *path);
+/* The mapping holding ADDR in process PID (any process if PID is 0 or has none), or SIZE_MAX. */
+size_t tout_find_map(struct tout *t, uint32_t pid, uint64_t addr);
 void tmod_load(struct tout *t, struct tmod *m);
+void tmod_free(struct tmod *m);
 /* The module and file-relative address of run-time address ADDR, as the writers see it. */
 int32_t tout_locate(struct tout *t, uint32_t pid, uint64_t addr, uint64_t *rel);
 /*
@@ -157,19 +178,8 @@ int32_t tout_locate(struct tout *t, uint32_t pid, uint64_t addr, uint64_t *rel);
  */
 int64_t tmod_symbol(struct tmod *m, uint64_t rel, const char **name);
 bool tmod_line(struct tmod *m, uint64_t rel, const char **file, uint32_t *line);
-/* fopen() the output (path) or fdopen() a dup of the fd, for the aggregate writers */
+/* tout.c: fopen() the output (path) or fdopen() a dup of the fd, for the aggregate writers */
 FILE *tout_output(struct tout *t, char *err, size_t errsize);
 int tout_finish(struct tout *t, FILE *f, char *err, size_t errsize);
-
-/* plt.c: names of PLT stubs */
-void tmod_load_plt(struct tmod *m);
-/* The stub holding REL (its index, name in *name), or -1. */
-int64_t tmod_plt(const struct tmod *m, uint64_t rel, const char **name);
-void tmod_free_plt(struct tmod *m);
-
-/* writers */
-int drcov_write(struct tout *t, FILE *f);
-int callgrind_write(struct tout *t, FILE *f);
-int lcov_write(struct tout *t, FILE *f);
 
 #endif /* UTAP_FORMATS_TOUT_INT_H */
