@@ -1002,7 +1002,7 @@ static bool find_var(struct dwarf_func *f, uint64_t pc, const char *name, Dwarf_
 
 /* The state while walking $a->b[i]: a value, or the address of an object. */
 struct walk {
-	struct access acc;
+	struct uaccess acc;
 	bool is_addr;
 	Dwarf_Die type;		/* peeled; has_type false for void */
 	bool has_type;
@@ -1190,12 +1190,12 @@ static int tv_error(struct tv_ctx *t, const char *fmt, const char *a, const char
 }
 
 /* rax, narrowed to the function's return type; -1 if it has none (void). */
-static int return_access(struct tv_ctx *t, struct access *acc)
+static int return_access(struct tv_ctx *t, struct uaccess *acc)
 {
 	Dwarf_Die rt;
 	struct scalar sc = { 8, true };
 
-	*acc = (struct access){ .base = "((uint64_t)c->regs->ax)" };
+	*acc = (struct uaccess){ .base = "((uint64_t)c->regs->ax)" };
 	if (!t->is_return)
 		return tv_error(t, "'%s' is only available in .return probes%s", t->n->name, "");
 	if (t->f) {
@@ -1213,7 +1213,7 @@ static int return_access(struct tv_ctx *t, struct access *acc)
 
 static int resolve_return(struct tv_ctx *t)
 {
-	struct access acc;
+	struct uaccess acc;
 
 	if (return_access(t, &acc))
 		return -1;
@@ -1238,7 +1238,7 @@ static const char *capture_key(struct tv_ctx *t)
 }
 
 /* The plan of a value read at the probe, or, in a .return probe, captured at the entry. */
-static int set_value_plan(struct tv_ctx *t, const struct access *acc)
+static int set_value_plan(struct tv_ctx *t, const struct uaccess *acc)
 {
 	const char *why;
 	int slot;

@@ -125,9 +125,9 @@ static void mark_emit(struct emitter *em, struct derived_probe **dps, int n)
 /* ---- target variables ---------------------------------------------------- */
 
 /* How to read argument A at the marker (link-time address PC). */
-static struct access arg_access(const struct sdt_arg *a, uint64_t pc)
+static struct uaccess arg_access(const struct sdt_arg *a, uint64_t pc)
 {
-	struct access acc = { 0 };
+	struct uaccess acc = { 0 };
 	struct scalar sc = { a->size, a->is_signed };
 
 	switch (a->kind) {
@@ -169,7 +169,7 @@ static int resolve_arg(const struct sdt_note *note, uint64_t pc, struct node *n,
 {
 	char *end;
 	long k = strtol(n->name + 4, &end, 10);
-	struct access acc;
+	struct uaccess acc;
 
 	if (*end || k < 1)
 		return mark_error(n, quiet, arena_printf("unknown target variable '%s'", n->name));

@@ -10,14 +10,14 @@ enum plan_kind { PLAN_LONG, PLAN_LIST, PLAN_STRING, PLAN_ENTRY };
 
 struct plan {
 	enum plan_kind kind;
-	struct access acc;	/* PLAN_LONG */
+	struct uaccess acc;	/* PLAN_LONG */
 	int slot;		/* PLAN_ENTRY */
 	struct list_item *items;	/* PLAN_LIST */
 	int nitems;
 	const char *str;	/* PLAN_STRING */
 };
 
-bool access_add(struct access *acc, struct step s)
+bool access_add(struct uaccess *acc, struct step s)
 {
 	if (acc->nsteps == (int)ARRAY_LEN(acc->steps))
 		return false;
@@ -35,7 +35,7 @@ static struct plan *new_plan(struct node *n, enum plan_kind kind, enum type type
 	return p;
 }
 
-void uvar_set_long(struct node *n, const struct access *acc)
+void uvar_set_long(struct node *n, const struct uaccess *acc)
 {
 	new_plan(n, PLAN_LONG, TY_LONG)->acc = *acc;
 }
@@ -60,7 +60,7 @@ void uvar_set_entry(struct node *n, int slot)
 
 #define MAX_ENTRY_CAPS 64	/* one bit each in the runtime's record */
 
-int entry_caps_add(struct entry_caps *ec, const struct access *acc, const char **why)
+int entry_caps_add(struct entry_caps *ec, const struct uaccess *acc, const char **why)
 {
 	for (int i = 0; i < acc->nsteps; i++)
 		if (acc->steps[i].op == STEP_INDEX) {
@@ -72,7 +72,7 @@ int entry_caps_add(struct entry_caps *ec, const struct access *acc, const char *
 		return -1;
 	}
 	if (ec->n == ec->cap) {
-		struct access *v = arena_alloc(sizeof(*v) * (ec->cap * 2 + 4));
+		struct uaccess *v = arena_alloc(sizeof(*v) * (ec->cap * 2 + 4));
 
 		if (ec->n)
 			memcpy(v, ec->v, sizeof(*v) * ec->n);
@@ -109,7 +109,7 @@ static void emit_load(struct emitter *em, const struct step *st, const char *t,
  * label, or, with SOFT_OK set, clears *SOFT_OK (the variable is printed
  * as '?' by $$parms) and skips the rest.
  */
-static void emit_access(struct emitter *em, const struct access *acc, const char *t,
+static void emit_access(struct emitter *em, const struct uaccess *acc, const char *t,
 			const struct node *n, const char *soft_ok)
 {
 	emit_line(em, "%s = (int64_t)%s;", t, acc->base);
@@ -198,7 +198,7 @@ struct val uvar_emit(struct emitter *em, struct node *n)
 }
 
 /* One capture into v[i]: like emit_access, in the capture function's own C. */
-static void capture_one(struct strbuf *sb, const struct access *acc, int i)
+static void capture_one(struct strbuf *sb, const struct uaccess *acc, int i)
 {
 	sb_printf(sb, "\tt = (int64_t)%s;\n", acc->base);
 	for (int k = 0; k < acc->nsteps; k++) {

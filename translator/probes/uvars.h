@@ -30,20 +30,20 @@ struct step {
 };
 
 /* How to compute one value: BASE (a C expression of type uint64_t), then the steps. */
-struct access {
+struct uaccess {
 	const char *base;
 	struct step steps[24];
 	int nsteps;
 };
 
 /* Appends a step; false when the chain is too long. */
-bool access_add(struct access *acc, struct step s);
+bool access_add(struct uaccess *acc, struct step s);
 
 /* One entry of $$parms / $$vars: name=value, or name=LITERAL. */
 struct list_item {
 	const char *name;
 	const char *literal;	/* "{...}", "?" ...: printed instead of a value */
-	struct access acc;
+	struct uaccess acc;
 	bool is_string;		/* $$parms$: a char pointer printed as a quoted string */
 	bool from_entry;	/* the value was captured at the function's entry */
 	int entry_slot;
@@ -55,13 +55,13 @@ struct list_item {
  * the entry uprobe runs, kept per call, handed to the return handler.
  */
 struct entry_caps {
-	struct access *v;
+	struct uaccess *v;
 	int n, cap;
 	const char *ret_sp;	/* captured after the entry: the CFA there, which the return's sp will be */
 };
 
 /* Adds ACC to the captures; its slot, or -1 with *why when it cannot be captured. */
-int entry_caps_add(struct entry_caps *ec, const struct access *acc, const char **why);
+int entry_caps_add(struct entry_caps *ec, const struct uaccess *acc, const char **why);
 
 /* n is the long captured in SLOT. */
 void uvar_set_entry(struct node *n, int slot);
@@ -73,7 +73,7 @@ void uvar_set_entry(struct node *n, int slot);
 void uvar_emit_capture_fn(struct strbuf *sb, const char *name, const struct entry_caps *ec);
 
 /* n is a long computed by acc. */
-void uvar_set_long(struct node *n, const struct access *acc);
+void uvar_set_long(struct node *n, const struct uaccess *acc);
 
 /* n is the string "name=value name=value ..." of items. */
 void uvar_set_list(struct node *n, struct list_item *items, int nitems);
