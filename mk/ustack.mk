@@ -1,5 +1,5 @@
 # User backtraces in the module (runtime/unwind/ucontext.c, utables.c,
-# kcontext.c; translator/codegen/ustack.c, tables.c): variants of the target
+# kcontext.c; translator/codegen/ustack.c, runner/tables.c): variants of the target
 # programs the guest tests (testsuite/vm/ustack/) and the bench use.
 
 US_PROGS := $(B)/progs/chain-stripped $(B)/progs/chain-notab

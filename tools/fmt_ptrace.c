@@ -1,7 +1,7 @@
 /*
  * fmt_ptrace.c - build/fmt-ptrace: single-step a program with ptrace and
  * write its trace in one of utap's formats, through the same runner-side
- * code the module's trace goes through (translator/formats/tout.c).
+ * code the module's trace goes through (translator/runner/trace/tout.c).
  *
  *   fmt-ptrace [-f FORMAT] [-o OUT] [--func NAME] [--aslr] [-v] -- PROG [ARGS...]
  *

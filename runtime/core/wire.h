@@ -2,7 +2,7 @@
 /*
  * wire.h - the byte layout between the module and the runner.
  *
- * Shared by runtime/ (kernel) and translator/run.c (user space). A read()
+ * Shared by runtime/ (kernel) and translator/runner/run.c (user space). A read()
  * of the module's data file returns whole records, each a utap_wire header
  * followed by len payload bytes. The ctl file takes commands and reports
  * counters as "name value" lines.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * itrace.c - the stepping engine: user-space instruction tracing by
- * single-stepping (the approach of docs research itrace-on-linux-6.1).
+ * single-stepping.
  *
  * Each traced thread has a state (struct utap_itask) found by task pointer.
  * Its trap flag (TF) is set in the thread's user registers only at a "safe

@@ -5,7 +5,7 @@
  *
  * The stepping engine (runtime/itrace/) writes these; the trace format
  * writers that aggregate (drcov, callgrind, lcov) read them in the runner
- * (translator/formats/). Streaming formats (qtrace, the lackey-like text)
+ * (translator/runner/trace/). Streaming formats (qtrace, the lackey-like text)
  * are encoded in the module and arrive as UTAP_REC_STREAM bytes instead.
  * Fixed-size little-endian fields; a payload is a sequence of records, each
  * starting with its kind and its total size in bytes.

@@ -127,7 +127,7 @@ struct utap_sym_ctx {
 };
 
 /*
- * Format bits. The values are SystemTap's _STP_SYM_* flags (runtime/sym.h),
+ * Format bits. The values are SystemTap's _STP_SYM_* flags (its runtime/sym.h),
  * so flag sets combine and fall back exactly as there.
  */
 #define UTAP_SYM_HEXSTR		0x000u	/* hex address */

@@ -2,9 +2,9 @@
 /*
  * uwstep.h - user register state, one unwind step, and the stack walk.
  *
- * Registers use DWARF numbering (enum uwt_reg). Each carries a known bit
- * (DESIGN D3): a rule that needs an unknown value stops the walk with
- * UW_STOP_UNKNOWN_REG instead of guessing. After a step the caller-saved
+ * Registers use DWARF numbering (enum uwt_reg). Each carries a known bit,
+ * so the walk never guesses: a rule that needs an unknown value stops it
+ * with UW_STOP_UNKNOWN_REG. After a step the caller-saved
  * registers are unknown, the callee-saved ones follow their save rule, and
  * a signal frame makes every register known again.
  *

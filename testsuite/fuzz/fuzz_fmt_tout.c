@@ -1,6 +1,6 @@
 /*
  * fuzz_fmt_tout.c - libFuzzer target for the runner's trace writers
- * (translator/formats/tout.c and the drcov, callgrind, lcov writers): the
+ * (translator/runner/trace/tout.c and the drcov, callgrind, lcov writers): the
  * input is a trace payload as the module sends it, records of every kind
  * with arbitrary fields, fed in pieces of whole records (as the runner
  * gets them) of arbitrary sizes.

@@ -1,8 +1,8 @@
 /*
  * qtools_read.h - qtrace as the qtrace-tools programs read it, for the
  * tests: an independent reader written from the rules of qtlib's qtreader
- * and of qtdis (the de facto spec; research/trace-formats.md section 1),
- * not from utap's encoder or utap's reader (translator/formats/qtrace_read.c).
+ * and of qtdis (the de facto spec; docs/formats.md says where they live),
+ * not from utap's encoder or utap's reader (translator/runner/trace/qtrace_read.c).
  *
  * The address flow, as qtreader walks it:
  *

@@ -2,9 +2,8 @@
  * test_fmt_stream.c - the streaming encoders (runtime/formats/) byte for
  * byte, and the qtrace reader on what they write.
  *
- * The native qtrace vector is the 92-byte golden file of
- * research/trace-formats.md section 1.4 (a qtwriter file and an independent
- * writer agreed on it); the x86-64 address-flow vectors are derived by hand
+ * The native qtrace vector is a 92-byte golden file that qtlib's qtwriter
+ * and an independent writer agreed on; the x86-64 address-flow vectors are derived by hand
  * from the same rules (record layout, +4 sequencing, termination codes).
  */
 #include "unit.h"

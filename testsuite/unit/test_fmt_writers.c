@@ -1,5 +1,5 @@
 /*
- * test_fmt_writers.c - the runner-side writers (translator/formats/) on a
+ * test_fmt_writers.c - the runner-side writers (translator/runner/trace/) on a
  * synthetic trace of a program assembled for the test: exact drcov bytes,
  * callgrind and lcov text; the validators Debian ships (callgrind_annotate,
  * lcov --summary, genhtml) accept the files and agree with the counts; the

@@ -4,7 +4,7 @@
  * corrupt table blobs.
  *
  * The tables are packed from hand-written symbols that reproduce what
- * SystemTap printed on Debian 12 (research: systemtap-reference.md §1):
+ * SystemTap 4.8 printed on Debian 12:
  *   0x55fbdc1872c0 : c+0x0/0xd0 [/path/chain]
  *   0x7fa1578e124a : __libc_start_call_main+0x7a/0xb0 [.../libc.so.6]
  */

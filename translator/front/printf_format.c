@@ -1,5 +1,5 @@
 /*
- * format.c - printf formats are parsed at translate time.
+ * printf_format.c - printf formats are parsed at translate time.
  *
  * stap requires the format to be a literal, so conversions are checked
  * against the argument types here and the module gets a compact, already

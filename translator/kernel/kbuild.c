@@ -1,5 +1,5 @@
 /*
- * build.c - pass 4: the generated C to a kernel module, with kbuild.
+ * kbuild.c - pass 4: the generated C to a kernel module, with kbuild.
  *
  * Kernel interfaces that change between versions are detected the way
  * autoconf does it: each runtime/autoconf/NAME.c is compiled against the

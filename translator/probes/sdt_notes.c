@@ -1,5 +1,5 @@
 /*
- * sdt.c - reading SDT notes and their argument descriptions. See sdt.h.
+ * sdt_notes.c - reading SDT notes and their argument descriptions. See sdt_notes.h.
  *
  * An NT_STAPSDT note (owner "stapsdt", type 3) holds three addresses -
  * the marker, the link-time address of .stapsdt.base, the semaphore -

@@ -1,5 +1,5 @@
 /*
- * sdt.h - SystemTap SDT markers (<sys/sdt.h>) of a user-space binary: the
+ * sdt_notes.h - SystemTap SDT markers (<sys/sdt.h>) of a user-space binary: the
  * NT_STAPSDT notes in .note.stapsdt, each naming a provider, a marker, the
  * marker's address, its semaphore and an argument description in
  * assembler syntax ("-4@%edi 8@-8(%rbp) 8@$42").

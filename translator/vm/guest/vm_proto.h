@@ -1,6 +1,6 @@
 /*
- * vm_proto.h - what the host side of --vm (translator/vm*.c) and the guest's
- * /init (translator/vminit/) agree on.
+ * vm_proto.h - what the host side of --vm (translator/vm/) and the guest's
+ * /init (translator/vm/guest/) agree on.
  *
  * The job travels in a private directory on the host that the guest reads
  * through the read-only 9p root share; only that directory's path is on the
