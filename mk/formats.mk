@@ -1,22 +1,25 @@
 # Trace output formats (issue 7).
 #
-#   runtime/formats/      pure-core streaming encoders (qtrace, lackey), also
-#                         compiled into modules by runtime/formats/output.c
-#   translator/runner/trace/ the runner's trace sink, the whole-run writers
-#                         (drcov, callgrind, lcov) and the readers (qtrace, drcov)
-#   bench/formats/        build/fmt-ptrace (a ptrace stepper that writes the
-#                         formats: reference traces on the host), build/fmt-dump
-#                         (the readers on the command line), build/bench/formats
+#   runtime/formats/          pure-core streaming encoders (qtrace, lackey), also
+#                             compiled into modules by runtime/formats/output.c
+#   translator/runner/trace/  the runner's trace sink, the whole-run writers
+#                             (drcov, callgrind, lcov) and the readers (qtrace, drcov)
+#   tools/                    build/fmt-ptrace (a ptrace stepper that writes the
+#                             formats: reference traces on the host), build/fmt-dump
+#                             (the readers on the command line)
+#   bench/formats/            build/bench/formats
 
 FMT_RT_SRCS   := runtime/formats/qtrace.c runtime/formats/lackey.c runtime/formats/stream.c
-FMT_RUN_SRCS  := translator/runner/trace/tout.c translator/runner/trace/drcov.c \
-	translator/runner/trace/callgrind.c translator/runner/trace/lcov.c translator/runner/trace/tmod.c translator/runner/trace/writers.c
+FMT_RUN_SRCS  := translator/runner/trace/tout.c translator/runner/trace/tmod.c \
+	translator/runner/trace/writers.c translator/runner/trace/drcov.c \
+	translator/runner/trace/callgrind.c translator/runner/trace/lcov.c
 FMT_READ_SRCS := translator/runner/trace/qtrace_read.c translator/runner/trace/drcov_read.c
 # qtrace as qtrace-tools read it: the tests' independent reader (fmt-dump -t)
 FMT_QTOOLS    := testsuite/unit/qtools_read.c
 FMT_INSN_SRCS := runtime/arch/x86_64/insn.c runtime/arch/x86_64/insn_tables.c
 FMT_SYM_SRCS  := translator/elf/debuginfo.c translator/elf/symtab.c translator/elf/symline.c \
-	translator/elf/symbuild.c translator/elf/plt.c runtime/unwind/sym.c $(FMT_INSN_SRCS) $(BASE_LIB_SRCS)
+	translator/elf/symbuild.c translator/elf/plt.c runtime/unwind/sym.c $(FMT_INSN_SRCS) \
+	$(BASE_LIB_SRCS)
 FMT_LIBS      := -ldw -lelf -llzma -lz
 FMT_HDRS      := $(wildcard runtime/formats/*.h translator/runner/trace/*.h runtime/itrace/*.h) \
 	testsuite/vm/formats/fmtrun.h testsuite/unit/qtools_read.h
