@@ -98,8 +98,9 @@ check: deps
 		--fuzz-seconds $(FUZZ_SECONDS) --vm-dir testsuite/vm $(if $(ONLY),--only '$(ONLY)') \
 		--scripts "$(CHECK_SCRIPTS)" $(if $(VMWORK),--work '$(VMWORK)')
 
-# Test scripts that print their own ok/FAIL lines (the --vm machinery's own checks)
-CHECK_SCRIPTS := testsuite/vm-infra/run.sh testsuite/vm-infra/host-runs.sh
+# Test scripts that print their own ok/FAIL lines (the --vm machinery's own
+# checks, and the host checks of mk fragments: HOST_CHECKS)
+CHECK_SCRIPTS := $(HOST_CHECKS) testsuite/vm-infra/run.sh testsuite/vm-infra/host-runs.sh
 
 # Only the guest tests (ONLY=glob selects some), or only the user-space ones.
 check-vm: all testsuite-progs
@@ -108,7 +109,7 @@ check-vm: all testsuite-progs
 
 check-unit: all $(UNIT_BINS) $(FUZZ_BINS)
 	@$(B)/testrunner --utap $(B)/utap --unit "$(UNIT_BINS)" --fuzz "$(FUZZ_BINS)" \
-		--fuzz-seconds $(FUZZ_SECONDS)
+		--fuzz-seconds $(FUZZ_SECONDS) --scripts "$(HOST_CHECKS)"
 
 fuzz: $(FUZZ_BINS)
 
