@@ -48,7 +48,7 @@ static void put_name(FILE *f, struct names *nm, const char *key, const char *nam
 		if (i < 0)
 			break;
 	}
-	if (grow((void **)&nm->s, &nm->cap, nm->n + 1, sizeof(char *)) &&
+	if (tout_grow((void **)&nm->s, &nm->cap, nm->n + 1, sizeof(char *)) &&
 	    (nm->s[nm->n] = strdup(name)) != NULL &&
 	    ktab_get(&nm->idx, k, true, (uint32_t)nm->n) >= 0) {
 		nm->n++;
@@ -218,8 +218,8 @@ static int callgrind_write(struct tout *t, FILE *f)
 	for (uint32_t i = 0; i < t->nedges; i++)
 		c.eorder[i] = i;
 	sort_t = t;
-	tsort(order, t->nins, sizeof(*order), by_place);
-	tsort(c.eorder, t->nedges, sizeof(*c.eorder), by_from);
+	tout_sort(order, t->nins, sizeof(*order), by_place);
+	tout_sort(c.eorder, t->nedges, sizeof(*c.eorder), by_from);
 	for (size_t k = 0, i = 0; i <= t->nins; i++) {
 		while (k < t->nedges && t->edges[c.eorder[k]].from < i)
 			k++;

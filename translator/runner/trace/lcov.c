@@ -115,7 +115,7 @@ static struct lfile *file_of(struct lc *c, const char *name)
 			return &c->files[i];
 		}
 	}
-	if (!grow((void **)&c->files, &c->capfiles, c->nfiles + 1, sizeof(*c->files))) {
+	if (!tout_grow((void **)&c->files, &c->capfiles, c->nfiles + 1, sizeof(*c->files))) {
 		free(abs);
 		return NULL;
 	}
@@ -128,7 +128,7 @@ static struct lfile *file_of(struct lc *c, const char *name)
 
 static void add_line(struct lfile *lf, uint32_t line, uint64_t count)
 {
-	if (grow((void **)&lf->lines, &lf->caplines, lf->nlines + 1, sizeof(*lf->lines)))
+	if (tout_grow((void **)&lf->lines, &lf->caplines, lf->nlines + 1, sizeof(*lf->lines)))
 		lf->lines[lf->nlines++] = (struct lline){ line, count };
 }
 
@@ -165,7 +165,7 @@ static void module_lines(struct lc *c, int32_t mod)
 		k[2] = k[3] = 0;
 		j = ktab_get(&seen, k, false, 0);
 		if (j < 0) {
-			if (!grow((void **)&cnt, &cap, n + 1, sizeof(*cnt)) ||
+			if (!tout_grow((void **)&cnt, &cap, n + 1, sizeof(*cnt)) ||
 			    ktab_get(&seen, k, true, (uint32_t)n) < 0)
 				continue;
 			cnt[n] = (struct lline){ line, 0 };
@@ -231,7 +231,7 @@ static uint32_t next_block(struct lc *c, struct lfile *lf, uint32_t line)
 	int64_t i = ktab_get(&c->blocks, k, false, 0);
 
 	if (i < 0) {
-		if (!grow((void **)&c->blockv, &c->capblockv, c->nblockv + 1, sizeof(uint32_t)))
+		if (!tout_grow((void **)&c->blockv, &c->capblockv, c->nblockv + 1, sizeof(uint32_t)))
 			return 0;
 		i = ktab_get(&c->blocks, k, true, (uint32_t)c->nblockv);
 		if (i < 0)
@@ -271,7 +271,7 @@ static void func_branches(struct lc *c, int32_t mod, uint64_t start, uint64_t en
 			struct lfile *lf = file_of(c, file);
 			int64_t i = ins_at(t, mod, addr);
 
-			if (lf && grow((void **)&lf->brs, &lf->capbrs, lf->nbrs + 1, sizeof(*lf->brs))) {
+			if (lf && tout_grow((void **)&lf->brs, &lf->capbrs, lf->nbrs + 1, sizeof(*lf->brs))) {
 				struct lbr *b = &lf->brs[lf->nbrs++];
 
 				b->line = line;
@@ -312,7 +312,7 @@ static void module_functions(struct lc *c, int32_t mod)
 		for (k = 0; k < lf->nfns && strcmp(lf->fns[k].name, name); k++)
 			;
 		if (k == lf->nfns &&
-		    grow((void **)&lf->fns, &lf->capfns, lf->nfns + 1, sizeof(*lf->fns))) {
+		    tout_grow((void **)&lf->fns, &lf->capfns, lf->nfns + 1, sizeof(*lf->fns))) {
 			j = ins_at(t, mod, addr);
 			lf->fns[lf->nfns].line = line;
 			lf->fns[lf->nfns].name = strdup(name);
@@ -359,9 +359,9 @@ static void put_file(FILE *f, struct lfile *lf)
 	size_t hit = 0, n = 0, brh = 0;
 	char buf[4096];
 
-	tsort(lf->fns, lf->nfns, sizeof(*lf->fns), by_fn);
-	tsort(lf->brs, lf->nbrs, sizeof(*lf->brs), by_br);
-	tsort(lf->lines, lf->nlines, sizeof(*lf->lines), by_line);
+	tout_sort(lf->fns, lf->nfns, sizeof(*lf->fns), by_fn);
+	tout_sort(lf->brs, lf->nbrs, sizeof(*lf->brs), by_br);
+	tout_sort(lf->lines, lf->nlines, sizeof(*lf->lines), by_line);
 	fprintf(f, "TN:\nSF:%s\n", tout_printable(lf->path, buf, sizeof(buf)));
 	for (size_t i = 0; i < lf->nfns; i++)
 		fprintf(f, "FN:%" PRIu32 ",%s\n", lf->fns[i].line,
@@ -422,7 +422,7 @@ static int lcov_write(struct tout *t, FILE *f)
 		free(c.comp_dir);
 		c.comp_dir = NULL;
 	}
-	tsort(c.files, c.nfiles, sizeof(*c.files), by_path);
+	tout_sort(c.files, c.nfiles, sizeof(*c.files), by_path);
 	{
 		size_t unplaced = 0;
 		const char *example = NULL;

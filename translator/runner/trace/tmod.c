@@ -24,13 +24,13 @@ const char *tout_printable(const char *s, char *buf, size_t size)
 	return buf;
 }
 
-void tsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+void tout_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
 {
 	if (n > 1)	/* qsort(NULL, 0, ...) is undefined */
 		qsort(base, n, size, cmp);
 }
 
-bool grow(void **p, size_t *cap, size_t need, size_t elem)
+bool tout_grow(void **p, size_t *cap, size_t need, size_t elem)
 {
 	size_t n = *cap ? *cap : 16;
 	void *q;
@@ -129,7 +129,7 @@ static int32_t add_module(struct tout *t, const struct utap_trace_map *mr, const
 			break;
 	}
 	if (i == t->nmods) {
-		if (!grow((void **)&t->mods, &t->capmods, t->nmods + 1, sizeof(*t->mods)))
+		if (!tout_grow((void **)&t->mods, &t->capmods, t->nmods + 1, sizeof(*t->mods)))
 			return -1;
 		m = &t->mods[t->nmods];
 		memset(m, 0, sizeof(*m));
@@ -174,7 +174,7 @@ void tout_add_map(struct tout *t, const struct utap_trace_map *mr, const char *p
 		t->maps[j++] = *x;
 	}
 	t->nmaps = j;
-	if (!grow((void **)&t->maps, &t->capmaps, t->nmaps + 1, sizeof(*t->maps)))
+	if (!tout_grow((void **)&t->maps, &t->capmaps, t->nmaps + 1, sizeof(*t->maps)))
 		return;
 	for (i = t->nmaps; i > 0; i--) {
 		struct tmap *x = &t->maps[i - 1];

@@ -50,7 +50,7 @@ int streams_fd(struct streams *s, uint32_t id)
 	i = ktab_get(&s->idx, k, false, 0);
 	if (i >= 0)
 		return s->fds[i];
-	if (!grow((void **)&s->fds, &s->cap, s->nfds + 1, sizeof(int)))
+	if (!tout_grow((void **)&s->fds, &s->cap, s->nfds + 1, sizeof(int)))
 		return -1;
 	if (asprintf(&name, "%s.%" PRIu32, s->base, id) < 0)
 		return -1;
@@ -127,7 +127,7 @@ static int64_t ins_get(struct tout *t, int32_t mod, uint64_t rel, const struct u
 
 	if (i >= 0)
 		return i;
-	if (!grow((void **)&t->ins, &t->capins, t->nins + 1, sizeof(*t->ins)))
+	if (!tout_grow((void **)&t->ins, &t->capins, t->nins + 1, sizeof(*t->ins)))
 		return -1;
 	i = ktab_get(&t->ins_idx, k, true, (uint32_t)t->nins);
 	if (i < 0)
@@ -163,7 +163,7 @@ static int64_t edge_get(struct tout *t, struct tthr *th, uint32_t from, uint64_t
 	i = ktab_get(&t->edge_idx, k, false, 0);
 	if (i >= 0)
 		return i;
-	if (!grow((void **)&t->edges, &t->capedges, t->nedges + 1, sizeof(*t->edges)))
+	if (!tout_grow((void **)&t->edges, &t->capedges, t->nedges + 1, sizeof(*t->edges)))
 		return -1;
 	i = ktab_get(&t->edge_idx, k, true, (uint32_t)t->nedges);
 	if (i < 0)
@@ -192,7 +192,7 @@ static void bb_end(struct tout *t, struct tthr *th)
 	k[3] = 0;
 	if (ktab_get(&t->bb_idx, k, false, 0) >= 0)
 		return;
-	if (!grow((void **)&t->bbs, &t->capbbs, t->nbbs + 1, sizeof(*t->bbs)) ||
+	if (!tout_grow((void **)&t->bbs, &t->capbbs, t->nbbs + 1, sizeof(*t->bbs)) ||
 	    ktab_get(&t->bb_idx, k, true, (uint32_t)t->nbbs) < 0)
 		return;
 	t->bbs[t->nbbs++] = (struct tbb){ .mod = th->bb_mod, .start = th->bb_start,
@@ -279,7 +279,7 @@ static void process(struct tout *t, struct tthr *th, const struct utap_trace_ste
 			return;
 		t->edges[e].count++;
 		if ((s->flags & UTAP_STEP_CALL) &&
-		    grow((void **)&th->stack, &th->cap, th->depth + 1, sizeof(*th->stack)))
+		    tout_grow((void **)&th->stack, &th->cap, th->depth + 1, sizeof(*th->stack)))
 			th->stack[th->depth++] = (struct tframe){ .edge = (uint32_t)e,
 								  .ret = s->ip + len, .ir0 = th->ir };
 	}
@@ -295,7 +295,7 @@ static struct tthr *thread(struct tout *t, uint32_t tid)
 			return &t->thr[i];
 		}
 	}
-	if (!grow((void **)&t->thr, &t->capthr, t->nthr + 1, sizeof(*t->thr)))
+	if (!tout_grow((void **)&t->thr, &t->capthr, t->nthr + 1, sizeof(*t->thr)))
 		return NULL;
 	memset(&t->thr[t->nthr], 0, sizeof(*t->thr));
 	t->thr[t->nthr].tid = tid;
@@ -351,7 +351,7 @@ static void thread_gap(struct tout *t, struct tthr *th, bool end)
 	}
 }
 
-static void step(struct tout *t, const struct utap_trace_step *s)
+static void feed_step(struct tout *t, const struct utap_trace_step *s)
 {
 	struct tthr *th = thread(t, s->tid);
 
@@ -397,7 +397,7 @@ void tout_feed(struct tout *t, const void *payload, size_t len)
 			memcpy(&s, p, sizeof(s));
 			if (s.len > 15)
 				goto bad;
-			step(t, &s);
+			feed_step(t, &s);
 			break;
 		}
 		case UTAP_TRACE_MAP: {

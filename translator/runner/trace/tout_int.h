@@ -155,7 +155,7 @@ struct tout_writer {
 const struct tout_writer *tout_writer(const char *name, size_t len);
 
 /* tmod.c: helpers */
-bool grow(void **p, size_t *cap, size_t need, size_t elem);
+bool tout_grow(void **p, size_t *cap, size_t need, size_t elem);
 /*
  * S as it can go on one line of a text format: itself, or a copy in BUF
  * (SIZE bytes) with each newline and carriage return replaced by '?'. File
@@ -163,7 +163,7 @@ bool grow(void **p, size_t *cap, size_t need, size_t elem);
  */
 const char *tout_printable(const char *s, char *buf, size_t size);
 /* qsort that accepts an empty (NULL) array */
-void tsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
+void tout_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
 /* tmod.c: the traced modules */
 void tout_add_map(struct tout *t, const struct utap_trace_map *mr, const char *path);
 /* The mapping holding ADDR in process PID (any process if PID is 0 or has none), or SIZE_MAX. */
