@@ -1,75 +1,17 @@
 /*
- * vminit.c - entry point of the guest's /init and its ways to end.
- *
- * PID 1 must never exit (the kernel would panic), so every path ends in
- * power_off(). Messages go to the console (the serial log the host keeps)
- * and, once the control port is open, to the host as "err ..." so the user
- * sees the cause without reading the log.
+ * vminit.c - entry point of the guest's /init: the job, the setup, the run,
+ * and the end (vminit_ctl.c).
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/reboot.h>
 #include <sys/stat.h>
 
 #include "vminit.h"
 #include "vm_proto.h"
-
-struct ports ports = { -1, -1, -1 };
-
-/* Format a message into MSG and write it to the console with PREFIX. */
-static void console_vwrite(const char *prefix, char *msg, size_t len, const char *fmt,
-			   va_list ap)
-{
-	char line[1200];
-	int n;
-
-	vsnprintf(msg, len, fmt, ap);
-	n = snprintf(line, sizeof(line), "utap-vminit: %s%s\n", prefix, msg);
-	if (n > (int)sizeof(line) - 1)
-		n = sizeof(line) - 1;
-	/* fd 2 is /dev/console, opened by the kernel before running us */
-	if (write(2, line, n) < 0) {
-		/* nowhere left to report to */
-	}
-}
-
-void say(const char *fmt, ...)
-{
-	char msg[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	console_vwrite("", msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-}
-
-/* Report on the console and to the host, then stop the guest. */
-void fail(const char *fmt, ...)
-{
-	char msg[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	console_vwrite("error: ", msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (ports.ctl >= 0)
-		ctl_send("err %s\n", msg);
-	power_off();
-}
-
-void power_off(void)
-{
-	sync();
-	reboot(RB_POWER_OFF);
-	/* reboot() only returns on error; PID 1 must not exit */
-	for (;;)
-		pause();
-}
 
 /* The job stays in memory for the whole run: its strings are the command's argv and environment. */
 static void read_job(const char *jobdir, struct job *job)

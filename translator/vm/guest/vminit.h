@@ -31,10 +31,11 @@ struct ports {
 	int out, err, ctl;	/* -1 until found */
 };
 
-/* vminit.c */
+/* vminit_ctl.c */
 void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 void power_off(void) __attribute__((noreturn));
+void ctl_send(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 extern struct ports ports;
 
 /* vminit_setup.c */
@@ -54,7 +55,6 @@ const char *cmdline_value(const char *key);
 
 /* vminit_run.c */
 void run_job(const struct job *job);
-void ctl_send(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ctl_wait_bye(int timeout_ms);
 
 #endif /* UTAP_VMINIT_H */

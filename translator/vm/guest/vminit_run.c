@@ -11,7 +11,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,32 +36,6 @@ static char ctl_buf[256];
 static size_t ctl_len;
 static pid_t child = -1;
 static bool ctl_gone;	/* the host end closed: stop polling it */
-
-void ctl_send(const char *fmt, ...)
-{
-	char msg[1200];
-	struct pollfd p = { .fd = ports.ctl, .events = POLLOUT };
-	va_list ap;
-	int n, off = 0;
-
-	va_start(ap, fmt);
-	n = vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (n >= (int)sizeof(msg)) {
-		n = sizeof(msg) - 1;
-		msg[n - 1] = '\n';
-	}
-	while (off < n) {
-		ssize_t w = write(ports.ctl, msg + off, n - off);
-
-		if (w > 0)
-			off += w;
-		else if (w < 0 && errno == EAGAIN)
-			poll(&p, 1, 1000);
-		else if (w < 0 && errno != EINTR)
-			return;
-	}
-}
 
 /* The command's side of the fork: never returns. */
 static void exec_command(const struct job *job, int out_fd, int err_fd)
