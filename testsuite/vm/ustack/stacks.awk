@@ -16,9 +16,10 @@
 # first stack that did not match; fails unless at least MIN percent (default
 # 100) of all stacks matched and there were exactly WANT stacks (or at least
 # LEAST, default 1).
-# With ONLY, stacks with other labels are ignored.
+# With ONLY, stacks with other labels are ignored; with SKIP, stacks with that
+# label are.
 function flush() {
-	if (label == "" || (only != "" && label != only)) {
+	if (label == "" || (only != "" && label != only) || (skip != "" && label == skip)) {
 		label = ""
 		return
 	}
