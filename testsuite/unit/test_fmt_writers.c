@@ -474,6 +474,19 @@ TEST(unmapped_steps)
 }
 
 /* a file name with a newline cannot break a line-based format */
+/* -T NAME: whole-run writers and streaming encoders by name, a length-bounded name too */
+TEST(format_names)
+{
+	CHECK(tout_format_known("drcov", 5) && tout_format_known("callgrind", 9));
+	CHECK(tout_format_known("lcovx", 4) && !tout_format_known("lcovx", 5));
+	CHECK(tout_format_known("qtrace", 6) && tout_format_known("lackey", 6));
+	CHECK(!tout_format_known("none", 4) && !tout_format_known("lcov", 3));
+	CHECK_STR(tout_writer_name(0), "drcov");
+	CHECK_STR(tout_writer_name(1), "callgrind");
+	CHECK_STR(tout_writer_name(2), "lcov");
+	CHECK(!tout_writer_name(3));
+}
+
 TEST(newline_in_path)
 {
 	char *out = path_in(dir, "nl.drcov"), *text, err[256];
@@ -520,6 +533,7 @@ int main(void)
 	RUN(records_robust);
 	RUN(unmapped_steps);
 	RUN(newline_in_path);
+	RUN(format_names);
 	fmt_cleanup();
 	return unit_done();
 }
