@@ -8,7 +8,7 @@
  * are .test files (format in testsuite/README.md): every test's module is
  * built on the host, then ONE guest boot runs them all (a generated shell
  * script), writing each test's stdout, stderr and status into a shared
- * directory that is compared here. A guest that stops answering (a test
+ * directory that is compared here as each test ends. A guest that stops answering (a test
  * not done after 10 minutes, or its own timeout plus a minute) is killed, the test it was running fails, and the rest run in a fresh boot.
  * The last line is "N passed, M failed, K skipped".
  */
@@ -195,7 +195,8 @@ static void run_unit(const char *bin)
 /* A test script that prints "ok NAME" / "FAIL NAME: why" / "skip NAME: why" lines itself. */
 static void run_script(const char *script)
 {
-	char *out = NULL, *cmd = xasprintf("%s %s/%s", script, srcdir, utap);
+	/* each script bounds its own guests; this bounds the script */
+	char *out = NULL, *cmd = xasprintf("timeout -s KILL 1800 %s %s/%s", script, srcdir, utap);
 	int rc = run_capture(cmd, &out, false), n = 0;
 
 	for (char *save = NULL, *line = strtok_r(out, "\n", &save); line;
@@ -214,30 +215,60 @@ static void run_script(const char *script)
 			printf("%s\n", line);
 		}
 	}
-	if (rc != 0 && !n)
+	if (rc == 128 + SIGKILL)
+		result(false, script, "did not finish within 1800 s");
+	else if (rc != 0 && !n)
 		result(false, script, "exited with status %d and reported nothing", rc);
 	free(out);
 	free(cmd);
 }
 
-static void run_fuzzer(const char *bin, int seconds)
+struct fuzz_job {
+	const char *bin;
+	char *outfile;
+	pid_t pid;
+};
+
+/* Starts one fuzzer in the background, its output to a file (a pipe could fill while another is read). */
+static void start_fuzzer(struct fuzz_job *j, int seconds, int index)
 {
-	const char *name = strrchr(bin, '/') ? strrchr(bin, '/') + 1 : bin;
+	const char *name = strrchr(j->bin, '/') ? strrchr(j->bin, '/') + 1 : j->bin;
 	char *corpus = xasprintf("%s/testsuite/fuzz/corpus/%s", srcdir, name);
 	struct stat st;
-	char *cmd, *out = NULL;
-	int rc;
+	char *cmd;
 
-	cmd = xasprintf("%s -max_total_time=%d -rss_limit_mb=2048 -print_final_stats=0 %s",
-			bin, seconds, stat(corpus, &st) == 0 ? corpus : "");
+	cmd = xasprintf("%s -max_total_time=%d -rss_limit_mb=2048 -print_final_stats=0",
+			j->bin, seconds);
 	/* the committed corpus is read, never written: new inputs stay in memory */
 	if (stat(corpus, &st) == 0) {
 		free(cmd);
 		cmd = xasprintf("d=$(mktemp -d) && cp -r %s/. $d/ && %s -max_total_time=%d "
-				"-rss_limit_mb=2048 $d; rc=$?; rm -rf $d; exit $rc", corpus, bin,
+				"-rss_limit_mb=2048 $d; rc=$?; rm -rf $d; exit $rc", corpus, j->bin,
 				seconds);
 	}
-	rc = run_capture(cmd, &out, true);
+	j->outfile = xasprintf("%s/build/fuzz/.run-%d.out", srcdir, index);
+	j->pid = fork();
+	if (j->pid == 0) {
+		execl("/bin/sh", "sh", "-c", xasprintf("( %s ) > %s 2>&1", cmd, j->outfile),
+		      (char *)NULL);
+		_exit(127);
+	}
+	free(cmd);
+	free(corpus);
+}
+
+static void finish_fuzzer(struct fuzz_job *j, int seconds)
+{
+	const char *name = strrchr(j->bin, '/') ? strrchr(j->bin, '/') + 1 : j->bin;
+	int st = 0, rc;
+	char *out;
+
+	if (j->pid < 0 || waitpid(j->pid, &st, 0) != j->pid)
+		st = 127 << 8;
+	rc = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	out = slurp(j->outfile, NULL);
+	if (!out)
+		out = xstrdup("(no output)");
 	if (rc != 0) {
 		char *crash = strstr(out, "ERROR:");
 
@@ -246,9 +277,26 @@ static void run_fuzzer(const char *bin, int seconds)
 	} else {
 		result(true, xasprintf("fuzz/%s (%d s)", name, seconds), "");
 	}
+	unlink(j->outfile);
 	free(out);
-	free(cmd);
-	free(corpus);
+}
+
+/* The fuzzers, `jobs` at a time (each is one process on one core), reported in their order. */
+static void run_fuzzers(const char *list, int seconds, int jobs)
+{
+	struct fuzz_job j[64] = { 0 };
+	char *fz = xstrdup(list);
+	int n = 0;
+
+	for (char *save = NULL, *b = strtok_r(fz, " ", &save); b && n < 64;
+	     b = strtok_r(NULL, " ", &save))
+		j[n++].bin = b;
+	for (int i = 0; i < n; i++) {
+		for (int k = i; k < n && k < i + jobs; k++)
+			if (!j[k].outfile)
+				start_fuzzer(&j[k], seconds, k);
+		finish_fuzzer(&j[i], seconds);
+	}
 }
 
 /* ---- guest test files ---- */
@@ -275,6 +323,8 @@ struct test {
 	bool built;
 	bool started;		/* a guest boot began running it */
 	bool hung;		/* the guest stopped answering while it ran */
+	bool done;		/* the guest finished it */
+	bool judged;		/* its result is printed */
 	bool skip;
 	char *skip_why;
 	struct test *next;
@@ -611,6 +661,12 @@ static bool check_output(const char *what, const char *got, const char *exact, b
 	return true;
 }
 
+/* How long a host check may run: its test's timeout and the boot of a guest or two. */
+static int host_check_limit(const struct test *t)
+{
+	return t->timeout + 240;
+}
+
 static void judge(struct test *t, const char *prefix)
 {
 	char *name = xasprintf("vm/%s", t->name);
@@ -646,8 +702,17 @@ static void judge(struct test *t, const char *prefix)
 		char *hout = NULL, *cmd = expand_vars(t->host_check, t);
 		/* every line is an assertion: the first false one fails the check */
 		char *full = xasprintf("cd %s && (set -e\n%s\n)", t->dir, cmd);
+		/* a check that boots guests of its own is bounded like the guest's tests are */
+		int limit = host_check_limit(t), rc;
 
-		if (run_capture(full, &hout, true) != 0) {
+		rc = run_capture(xasprintf("timeout -s KILL %d sh -c %s", limit, shell_quote(full)),
+				 &hout, true);
+		if (rc == 128 + SIGKILL) {
+			result(false, name, "host check did not finish within %d s: %.600s", limit,
+			       hout);
+			return;
+		}
+		if (rc != 0) {
 			result(false, name, "host check failed: %.600s", hout);
 			return;
 		}
@@ -736,12 +801,29 @@ static int hang_limit(const struct test *t)
 	return own > hang_seconds ? own : hang_seconds;
 }
 
+/* How long a boot may take to start its first test: a loaded host boots a TCG guest slowly. */
+static int boot_limit(void)
+{
+	return hang_seconds > 300 ? hang_seconds : 300;
+}
+
 static struct test *find_test(struct test *list, const char *modname)
 {
 	for (struct test *t = list; t; t = t->next)
 		if (t->modname && !strcmp(t->modname, modname))
 			return t;
 	return NULL;
+}
+
+/* Each test is judged as soon as the guest is done with it, so a run cut short shows how far it got. */
+static void judge_done(struct test *list)
+{
+	for (struct test *t = list; t; t = t->next)
+		if (t->done && !t->judged && !t->hung) {
+			t->judged = true;
+			judge(t, "guest");
+			fflush(stdout);
+		}
 }
 
 /* The test a boot is running: the last one started and not done. */
@@ -758,6 +840,7 @@ static struct test *current_test(struct test *list, const char *progress)
 		if (!t)
 			continue;
 		t->started = true;
+		t->done |= !strncmp(l, "done ", 5);
 		cur = !strncmp(l, "start ", 6) ? t : NULL;
 	}
 	free(text);
@@ -823,11 +906,13 @@ static bool run_one_boot(struct test *list, const char *guest, int boot)
 			since = time(NULL);
 		}
 		cur = current_test(list, progress);
+		judge_done(list);
 		if (cur != last_cur) {
 			last_cur = cur;
 			since = time(NULL);
 		}
-		if (time(NULL) - since > (cur ? hang_limit(cur) : hang_seconds)) {
+		if (time(NULL) - since > (cur ? hang_limit(cur) : last_size <= 0 ? boot_limit() :
+					  hang_seconds)) {
 			kill_guest(pid);
 			current_test(list, progress);
 			if (cur)
@@ -840,6 +925,7 @@ static bool run_one_boot(struct test *list, const char *guest, int boot)
 		}
 	}
 	current_test(list, progress);
+	judge_done(list);
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
 		char *out = slurp(log, NULL);
 
@@ -910,8 +996,9 @@ static void run_vm_tests(const char *vmdir, const char *only, int jobs)
 	}
 	while (running-- > 0)
 		wait(NULL);
-	if (verbose)
-		printf("# built %d test modules in %ld s\n", n, (long)(time(NULL) - t0));
+	/* where a run's time goes, for whoever keeps it short */
+	printf("# built %d test modules in %ld s\n", n, (long)(time(NULL) - t0));
+	fflush(stdout);
 	for (struct test *t = list; t; t = t->next) {
 		char *rcs = slurp(xasprintf("%s/host.rc", t->dir), NULL);
 		int rc = rcs ? atoi(rcs) : -1;
@@ -940,15 +1027,14 @@ static void run_vm_tests(const char *vmdir, const char *only, int jobs)
 	t0 = time(NULL);
 	for (int boot = 1; run_one_boot(list, guest, boot); boot++)
 		;
-	if (verbose)
-		printf("# ran %d guest tests in %ld s\n", nguest, (long)(time(NULL) - t0));
+	printf("# ran %d guest tests in %ld s\n", nguest, (long)(time(NULL) - t0));
 	print_slowest(list, 8);
 	for (struct test *t = list; t; t = t->next) {
 		if (t->hung)
 			result(false, xasprintf("vm/%s", t->name), "the guest stopped answering "
 			       "during this test and was killed after %d s; the tests after it ran "
 			       "in a fresh boot", hang_limit(t));
-		else if (t->built)
+		else if (t->built && !t->judged)
 			judge(t, "guest");
 	}
 }
@@ -995,6 +1081,15 @@ int main(int argc, char **argv)
 		  work[0] == '/' ? xstrdup(work) : xasprintf("%s/%s", srcdir, work);
 	/* every module the tests build must compile without a warning */
 	setenv("UTAP_WERROR", "1", 0);
+	/*
+	 * Results must not depend on the machine: every guest is TCG (where the
+	 * tests were written; nested KVM can pass the probe and then crawl), no
+	 * tool reaches for the network, and no test waits on the caller's stdin.
+	 */
+	setenv("UTAP_VM_ACCEL", "tcg", 0);
+	unsetenv("DEBUGINFOD_URLS");
+	if (!freopen("/dev/null", "r", stdin))
+		return 2;
 	if (unit) {
 		char *u = xstrdup(unit);
 
@@ -1002,13 +1097,8 @@ int main(int argc, char **argv)
 		     b = strtok_r(NULL, " ", &save))
 			run_unit(b);
 	}
-	if (fuzz && fuzz_seconds > 0) {
-		char *fz = xstrdup(fuzz);
-
-		for (char *save = NULL, *b = strtok_r(fz, " ", &save); b;
-		     b = strtok_r(NULL, " ", &save))
-			run_fuzzer(b, fuzz_seconds);
-	}
+	if (fuzz && fuzz_seconds > 0)
+		run_fuzzers(fuzz, fuzz_seconds, 2);
 	if (vmdir)
 		run_vm_tests(vmdir, only, 2);
 	if (scripts) {
