@@ -39,7 +39,7 @@ check_no_headers_names_vm() {
 
 # utap -v prints each pass with its time, pass 5 included (run in the guest).
 check_verbose_passes() {
-	(cd "$T" && "$UTAP" --vm -v -e 'probe begin { printf("hello\n"); exit() }' \
+	(cd "$T" && "$UTAP" --vm --vm-timeout 300 -v -e 'probe begin { printf("hello\n"); exit() }' \
 		>"$T/verbose.out" 2>"$T/verbose.err")
 	rc=$?
 	local order
