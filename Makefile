@@ -92,8 +92,11 @@ ONLY ?=
 VMWORK ?=
 
 # Everything: unit tests under sanitizers, short fuzz runs, guest tests in one boot.
+# The build runs on every core unless the caller chose its own -j.
+BUILD_JOBS = $(if $(filter -j% --jobserver%,$(MAKEFLAGS)),,-j$(shell nproc))
+
 check: deps
-	@$(MAKE) --no-print-directory all $(UNIT_BINS) $(FUZZ_BINS) testsuite-progs
+	@$(MAKE) --no-print-directory $(BUILD_JOBS) all $(UNIT_BINS) $(FUZZ_BINS) testsuite-progs
 	@$(B)/testrunner --utap $(B)/utap --unit "$(UNIT_BINS)" --fuzz "$(FUZZ_BINS)" \
 		--fuzz-seconds $(FUZZ_SECONDS) --vm-dir testsuite/vm $(if $(ONLY),--only '$(ONLY)') \
 		--scripts "$(CHECK_SCRIPTS)" $(if $(VMWORK),--work '$(VMWORK)')
