@@ -9,7 +9,8 @@
  * built on the host, then ONE guest boot runs them all (a generated shell
  * script), writing each test's stdout, stderr and status into a shared
  * directory that is compared here as each test ends. A guest that stops answering (a test
- * not done after 10 minutes, or its own timeout plus a minute) is killed, the test it was running fails, and the rest run in a fresh boot.
+ * not done after 5 minutes, or its own timeout plus a minute) is killed, the
+ * test it was running fails, and the rest run in a fresh boot.
  * The last line is "N passed, M failed, K skipped".
  */
 #include <dirent.h>
@@ -29,7 +30,7 @@
 #include <unistd.h>
 
 static int passed, failed, skipped;
-static int hang_seconds = 600;	/* a guest silent this long is killed */
+static int hang_seconds = 300;	/* a guest silent this long is killed */
 static const char *utap = "build/utap";
 static const char *srcdir;	/* absolute repository root */
 static const char *workdir;	/* absolute; build/vmtests unless --work DIR */
@@ -793,10 +794,11 @@ static void write_guest_script(struct test *list, const char *path, const char *
 	chmod(path, 0755);
 }
 
-/* How long a test may run without the guest finishing it: 10 minutes, or its timeout and a minute. */
+/* How long a test may run without the guest finishing it: 5 minutes, or its timeout and a minute. */
 static int hang_limit(const struct test *t)
 {
-	int own = t->timeout + hang_seconds / 10;
+	/* the margin covers the test's cleanup after its own timeout killed it */
+	int own = t->timeout + (hang_seconds / 5 < 60 ? hang_seconds / 5 : 60);
 
 	return own > hang_seconds ? own : hang_seconds;
 }
