@@ -6,9 +6,10 @@
  *
  * Unit test programs print "ok NAME" / "FAIL NAME: why" lines. Guest tests
  * are .test files (format in testsuite/README.md): every test's module is
- * built on the host, then ONE guest boot runs them all (a generated shell
- * script), writing each test's stdout, stderr and status into a shared
- * directory that is compared here as each test ends. A guest that stops answering (a test
+ * built on the host while ONE guest boot runs them all in order (a generated
+ * shell script that waits for each module), writing each test's stdout,
+ * stderr and status into a shared directory that is compared here as each
+ * test ends. A guest that stops answering (a test
  * not done after 5 minutes, or its own timeout plus a minute) is killed, the
  * test it was running fails, and the rest run in a fresh boot.
  * The last line is "N passed, M failed, K skipped".
@@ -24,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -321,6 +323,7 @@ struct test {
 	bool has_stdout, has_stderr;
 	char *dir;		/* work directory */
 	char *modname;
+	bool pending;		/* its pass 1-4 may still be running */
 	bool built;
 	bool started;		/* a guest boot began running it */
 	bool hung;		/* the guest stopped answering while it ran */
@@ -560,18 +563,14 @@ static void build_test(struct test *t, bool record)
 	int pass = t->last_pass < 5 ? t->last_pass : 4;
 	int rc;
 
-	/* a fresh directory: checks that glob must not see an earlier run's files */
-	cmd = xasprintf("rm -rf '%s'", t->dir);
-	run_capture(cmd, &out, true);
-	free(cmd);
-	free(out);
-	out = NULL;
-	mkdir(t->dir, 0755);
 	spit(xasprintf("%s/script.stp", t->dir), script);
-	/* --vm: build for the guest's kernel */
+	/*
+	 * --vm: build for the guest's kernel. host.rc appears whole, last: the
+	 * guest, already running earlier tests, waits for it.
+	 */
 	cmd = xasprintf("cd %s && %s/%s --vm -p%d -m %s %s script.stp %s > host.stdout "
-			"2> host.stderr; echo $? > host.rc", t->dir, srcdir, utap, pass, t->modname,
-			args, script_args);
+			"2> host.stderr; echo $? > host.rc.tmp && mv host.rc.tmp host.rc", t->dir,
+			srcdir, utap, pass, t->modname, args, script_args);
 	rc = run_capture(cmd, &out, true);
 	(void)rc;
 	(void)record;
@@ -734,10 +733,10 @@ static void judge(struct test *t, const char *prefix)
 	result(true, name, "");
 }
 
-/* The guest tests one boot runs: the built ones no earlier boot started. */
+/* The guest tests one boot runs: the built (or still building) ones no earlier boot started. */
 static bool runs_in_guest(const struct test *t)
 {
-	return t->built && t->last_pass == 5 && !t->started;
+	return (t->built || t->pending) && t->last_pass == 5 && !t->started;
 }
 
 static void write_guest_script(struct test *list, const char *path, const char *progress)
@@ -757,6 +756,9 @@ static void write_guest_script(struct test *list, const char *path, const char *
 		if (!runs_in_guest(t))
 			continue;
 		fprintf(f, "\n# %s\ncd %s || exit 1\n", t->name, t->dir);
+		/* its module may still be building on the host; a failed build is judged there */
+		fprintf(f, "until [ -e host.rc ]; do sleep 1; done; read -r hrc rest < host.rc\n");
+		fprintf(f, "if [ \"$hrc\" = 0 ]; then\n");
 		fprintf(f, "echo 'start %s' >> %s; read -r t0 rest < /proc/uptime\n", t->modname,
 			progress);
 		fprintf(f, "export MOD=%s/%s.ko MODNAME=%s UTAP=%s/%s PROGS=%s/build/progs WORK=%s\n",
@@ -787,6 +789,7 @@ static void write_guest_script(struct test *list, const char *path, const char *
 		fprintf(f, "dmesg -c > dmesg.txt 2>&1\n");
 		fprintf(f, "read -r t1 rest < /proc/uptime; echo $((${t1%%.*} - ${t0%%.*})) > guest.secs\n");
 		fprintf(f, "echo 'done %s' >> %s\n", t->modname, progress);
+		fprintf(f, "fi\n");
 	}
 	/* each test's status is in its directory; the script itself succeeds */
 	fprintf(f, "exit 0\n");
@@ -826,6 +829,82 @@ static void judge_done(struct test *list)
 			judge(t, "guest");
 			fflush(stdout);
 		}
+}
+
+/* The pass 1-4 builds: a child of the runner, so the guest runs the first tests while later ones build. */
+static pid_t builder = -1;
+static time_t builds_t0;
+
+static void start_builds(struct test *list, int jobs)
+{
+	int running = 0;
+
+	builds_t0 = time(NULL);
+	builder = fork();
+	if (builder != 0)
+		return;
+	/* the guest's tests come first: builds take the CPU it leaves */
+	if (setpriority(PRIO_PROCESS, 0, 10) < 0) {
+		/* still correct, only slower */
+	}
+	for (struct test *t = list; t; t = t->next) {
+		if (!t->pending)
+			continue;
+		if (running == jobs) {
+			wait(NULL);
+			running--;
+		}
+		if (fork() == 0) {
+			build_test(t, true);
+			_exit(0);
+		}
+		running++;
+	}
+	while (running-- > 0)
+		wait(NULL);
+	_exit(0);
+}
+
+/* True while the builds run; says how long they took once they are done. */
+static bool builds_running(void)
+{
+	if (builder > 0 && waitpid(builder, NULL, WNOHANG) == builder) {
+		builder = -1;
+		/* where a run's time goes, for whoever keeps it short */
+		printf("# built the test modules in %ld s\n", (long)(time(NULL) - builds_t0));
+		fflush(stdout);
+	}
+	return builder > 0;
+}
+
+/* Each test whose build ended: a host-only one is judged, a guest one is ready or failed. Returns how many. */
+static int collect_builds(struct test *list)
+{
+	int n = 0;
+
+	for (struct test *t = list; t; t = t->next) {
+		char *rcs;
+		int rc;
+
+		if (!t->pending || access(xasprintf("%s/host.rc", t->dir), F_OK) != 0)
+			continue;
+		t->pending = false;
+		n++;
+		rcs = slurp(xasprintf("%s/host.rc", t->dir), NULL);
+		rc = rcs ? atoi(rcs) : -1;
+		if (t->last_pass < 5) {
+			judge(t, "host");
+		} else if (rc != 0) {
+			char *err = slurp(xasprintf("%s/host.stderr", t->dir), NULL);
+
+			result(false, xasprintf("vm/%s", t->name), "pass 1-4 failed (%d): %.800s", rc,
+			       err ? err : "");
+		} else {
+			t->built = true;
+		}
+		fflush(stdout);
+	}
+	return n;
 }
 
 /* The test a boot is running: the last one started and not done. */
@@ -908,7 +987,17 @@ static bool run_one_boot(struct test *list, const char *guest, int boot)
 			since = time(NULL);
 		}
 		cur = current_test(list, progress);
-		judge_done(list);
+		{
+			/* judging (a host check may boot guests) is not the guest's silence */
+			time_t j0 = time(NULL);
+
+			judge_done(list);
+			collect_builds(list);
+			since += time(NULL) - j0;
+		}
+		/* the guest may be waiting for a module still building */
+		if (builds_running())
+			since = time(NULL);
 		if (cur != last_cur) {
 			last_cur = cur;
 			since = time(NULL);
@@ -970,7 +1059,7 @@ static void print_slowest(struct test *list, int k)
 static void run_vm_tests(const char *vmdir, const char *only, int jobs)
 {
 	struct test *list = NULL, **tail = &list;
-	int n = 0, running = 0, nguest = 0;
+	int nguest = 0;
 	char *guest = xasprintf("%s/guest.sh", workdir);
 	time_t t0;
 
@@ -979,56 +1068,36 @@ static void run_vm_tests(const char *vmdir, const char *only, int jobs)
 	for (struct test *t = list; t; t = t->next) {
 		t->modname = mangle(t->name);
 		t->dir = xasprintf("%s/%s", workdir, t->modname);
-		n++;
 	}
-	/* build every module, `jobs` at a time */
-	t0 = time(NULL);
+	/* a fresh directory per test: checks that glob must not see an earlier run's files */
 	for (struct test *t = list; t; t = t->next) {
-		if (t->skip)
-			continue;
-		if (running == jobs) {
-			wait(NULL);
-			running--;
-		}
-		if (fork() == 0) {
-			build_test(t, true);
-			_exit(0);
-		}
-		running++;
-	}
-	while (running-- > 0)
-		wait(NULL);
-	/* where a run's time goes, for whoever keeps it short */
-	printf("# built %d test modules in %ld s\n", n, (long)(time(NULL) - t0));
-	fflush(stdout);
-	for (struct test *t = list; t; t = t->next) {
-		char *rcs = slurp(xasprintf("%s/host.rc", t->dir), NULL);
-		int rc = rcs ? atoi(rcs) : -1;
+		char *out = NULL;
 
 		if (t->skip) {
 			printf("skip vm/%s: %s\n", t->name, t->skip_why);
 			skipped++;
 			continue;
 		}
-		if (t->last_pass < 5) {
-			judge(t, "host");
-			continue;
-		}
-		if (rc != 0) {
-			char *err = slurp(xasprintf("%s/host.stderr", t->dir), NULL);
-
-			result(false, xasprintf("vm/%s", t->name), "pass 1-4 failed (%d): %.800s", rc,
-			       err ? err : "");
-			continue;
-		}
-		t->built = true;
-		nguest++;
+		run_capture(xasprintf("rm -rf '%s'", t->dir), &out, true);
+		free(out);
+		mkdir(t->dir, 0755);
+		t->pending = true;
 	}
-	if (!nguest)
-		return;
+	fflush(stdout);
+	start_builds(list, jobs);
 	t0 = time(NULL);
 	for (int boot = 1; run_one_boot(list, guest, boot); boot++)
 		;
+	/* no guest test (or the guest ended early): the rest of the builds still count */
+	while (builds_running()) {
+		collect_builds(list);
+		sleep(1);
+	}
+	collect_builds(list);
+	for (struct test *t = list; t; t = t->next)
+		nguest += t->built;
+	if (!nguest)
+		return;
 	printf("# ran %d guest tests in %ld s\n", nguest, (long)(time(NULL) - t0));
 	print_slowest(list, 8);
 	for (struct test *t = list; t; t = t->next) {
