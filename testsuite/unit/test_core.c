@@ -420,6 +420,32 @@ TEST(strings_bounded)
 	CHECK_STR(buf, "abcdefg");
 }
 
+/* stap 4.8's text_str/text_strn/string_quoted output (measured in the guest) */
+TEST(text_escape_as_stap)
+{
+	static const struct {
+		const char *in;
+		int len;
+		bool quoted;
+		const char *want;
+	} cases[] = {
+		{ "\001\177\x80\xff \xc3\xa9'", 0, false, "\\001\\177\\200\\377 \\u00E9'" },
+		{ "abcdefgh", 3, true, "\"\"..." },
+		{ "ab\ncd", 3, true, "\"\"..." },
+		{ "abcdef", 4, false, "abcd" },
+		{ "a\"b", 0, true, "\"a\\\"b\"" },
+		{ "abcdefghij", 8, true, "\"abc\"..." },
+		{ "abc", 5, true, "\"abc\"" },
+		{ "\xf0\x9f\x98\x80", 0, false, "\\U0001F600" },
+	};
+	char buf[64];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		utap_text_escape(buf, sizeof(buf), cases[i].in, cases[i].len, cases[i].quoted);
+		CHECK_STR(buf, cases[i].want);
+	}
+}
+
 int main(void)
 {
 	unit_prog = "core";
@@ -440,5 +466,6 @@ int main(void)
 	RUN(hist_log_elision_and_scale);
 	RUN(hist_linear_text);
 	RUN(strings_bounded);
+	RUN(text_escape_as_stap);
 	return unit_done();
 }
