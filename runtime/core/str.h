@@ -42,7 +42,7 @@ UTAP_OUTLINE char *utap_strlcat(char *dst, const char *src, size_t size)
  * 2-4 byte UTF-8 sequence as its code point, anything else (ASCII, bad or
  * overlong UTF-8, surrogates) as one byte. Returns the bytes used.
  */
-static inline int utap_utf8_char(const unsigned char *in, int len, u32 *cp)
+static inline int utap_text_utf8_char(const unsigned char *in, int len, u32 *cp)
 {
 	int n = (in[0] & 0xe0) == 0xc0 ? 2 : (in[0] & 0xf0) == 0xe0 ? 3 :
 		(in[0] & 0xf8) == 0xf0 ? 4 : 1;
@@ -65,7 +65,7 @@ static inline int utap_utf8_char(const unsigned char *in, int len, u32 *cp)
 }
 
 /* The escape stap's text_str gives c: its length, written at out when room allows. */
-static inline int utap_escape_char(char *out, u32 c, int multibyte, int room)
+static inline int utap_text_escape_one(char *out, u32 c, int multibyte, int room)
 {
 	static const char from[] = "\a\b\f\n\r\t\v\"\\", to[] = "abfnrtv\"\\";
 	const char *e = c && c < 0x80 ? memchr(from, (int)c, sizeof(from) - 1) : NULL;
@@ -114,13 +114,13 @@ static inline void utap_text_escape(char *out, size_t size, const char *in, int 
 		out[o++] = '"';
 	}
 	while (inlen > 0) {
-		int used = utap_utf8_char(p, inlen, &c);
+		int used = utap_text_utf8_char(p, inlen, &c);
 
 		if (!c || outlen <= 0)
 			break;
 		p += used;
 		inlen -= used;
-		n = utap_escape_char(out + o, c, used > 1, outlen);
+		n = utap_text_escape_one(out + o, c, used > 1, outlen);
 		/* the first escape that a cut 3 bytes before the end would split */
 		if (n > 1 && esc < 0 && outlen - 3 < n) {
 			esc = o;
