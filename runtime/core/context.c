@@ -132,10 +132,11 @@ static void utap_report_error(struct utap_context *c)
 {
 	int n;
 
+	/* stap 4.8's form (its generated code, and measured): no probe point */
 	if (c->last_near)
-		utap_err("%s near %s (probe %s)", c->last_error, c->last_near, c->probe->pp);
+		utap_err("%s near %s", c->last_error, c->last_near);
 	else
-		utap_err("%s (probe %s)", c->last_error, c->probe->pp);
+		utap_err("%s", c->last_error);
 	n = atomic_inc_return(&utap_errors);
 	if (n > MAXERRORS)
 		utap_enter_error_state();

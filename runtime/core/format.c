@@ -2,9 +2,12 @@
 /*
  * format.c - executes printf formats (pure core).
  *
- * Numbers follow the kernel's vsnprintf conventions that SystemTap users
- * see: "%#x" of 0 prints "0x0", "%p" prints like "%#x", every integer is 64
- * bits. Output is clipped to the buffer but the full length is returned.
+ * Output is what stap 4.8's runtime prints (measured in the guest): the
+ * kernel's old number() conventions ("%#x" of 0 prints "0x0", "%#o" of 0
+ * "00", '0' pads up to the width even with a precision), "%p" is "%#x",
+ * "%#c" escapes, a '0' flag on %s/%m/%M appends a NUL byte, %b pads with
+ * NULs. Every integer is 64 bits. Output is clipped to the buffer but the
+ * full length is returned.
  */
 #include "format.h"
 
@@ -58,7 +61,7 @@ static size_t emit_number(struct out *o, u64 v, int base, bool is_signed, int fl
 	if (flags & UTAP_FF_ALT) {
 		if (base == 16)
 			prefix = upper ? "0X" : "0x";
-		else if (base == 8 && tmp[n - 1] != '0')
+		else if (base == 8)
 			prefix = "0";
 	}
 	zeros = prec > n ? prec - n : 0;
@@ -89,6 +92,13 @@ size_t utap_format_number(char *out, size_t size, u64 value, int base, bool is_s
 	return emit_number(&o, value, base, is_signed, flags, width, prec, upper);
 }
 
+/* stap's '0' flag on a string or memory conversion ends it with a NUL byte */
+static void end_field(struct out *o, int flags)
+{
+	if (flags & UTAP_FF_ZERO)
+		put(o, 0);
+}
+
 static void emit_string(struct out *o, const char *s, int flags, int width, int prec)
 {
 	size_t n = 0;
@@ -102,22 +112,81 @@ static void emit_string(struct out *o, const char *s, int flags, int width, int 
 	put_n(o, s, n);
 	if (flags & UTAP_FF_LEFT)
 		pad(o, ' ', width - (int)n);
+	end_field(o, flags);
 }
 
-static void emit_binary(struct out *o, u64 v, int width)
+/* The C escape "%#c" prints for c: 0 when c prints as itself, 'o' for octal. */
+static char char_escape(unsigned char c)
 {
-	int i, n = (width == 1 || width == 2 || width == 4) ? width : 8;
+	switch (c) {
+	case '\a': return 'a';
+	case '\b': return 'b';
+	case '\f': return 'f';
+	case '\n': return 'n';
+	case '\r': return 'r';
+	case '\t': return 't';
+	case '\v': return 'v';
+	case '\'': return '\'';
+	case '\\': return '\\';
+	default: return c >= 0x20 && c < 0x7f ? 0 : 'o';
+	}
+}
 
-	/* native (little-endian) byte order, as stap writes %b */
-	for (i = 0; i < n; i++)
+static void emit_char(struct out *o, unsigned char c, int flags, int width)
+{
+	char esc = (flags & UTAP_FF_ALT) ? char_escape(c) : 0;
+	int size = !esc ? 1 : esc == 'o' ? 4 : 2;
+
+	if (!(flags & UTAP_FF_LEFT))
+		pad(o, ' ', width - size);
+	if (!esc) {
+		put(o, (char)c);
+	} else {
+		put(o, '\\');
+		if (esc != 'o') {
+			put(o, esc);
+		} else {
+			put(o, (char)('0' + (c >> 6)));
+			put(o, (char)('0' + ((c >> 3) & 7)));
+			put(o, (char)('0' + (c & 7)));
+		}
+	}
+	if (flags & UTAP_FF_LEFT)
+		pad(o, ' ', width - size);
+}
+
+static int binary_size(int n)
+{
+	return n == 1 || n == 2 || n == 4 || n == 8 ? n : -1;
+}
+
+/*
+ * %b writes the number's low bytes in native (little-endian) order: the
+ * precision says how many (1, 2, 4 or 8), the width defaults to it and
+ * vice versa (8 when neither fits), and NUL bytes pad to the width.
+ */
+static void emit_binary(struct out *o, u64 v, int flags, int width, int prec)
+{
+	int i;
+
+	prec = binary_size(prec);
+	if (width < 0)
+		width = prec < 0 ? 8 : prec;
+	if (prec < 0)
+		prec = binary_size(width) < 0 ? 8 : width;
+	if (!(flags & UTAP_FF_LEFT))
+		pad(o, 0, width - prec);
+	for (i = 0; i < prec; i++)
 		put(o, (char)(v >> (8 * i)));
+	if (flags & UTAP_FF_LEFT)
+		pad(o, 0, width - prec);
 }
 
 static void emit_memory(struct out *o, u64 addr, bool hex, int flags, int width, int prec,
 			utap_memread_fn memread, void *memctx)
 {
 	unsigned char chunk[64];
-	int total = prec < 0 ? 1 : prec, done = 0;
+	int total = prec > 0 ? prec : 1, done = 0;
 	int outlen = hex ? 2 * total : total;
 	static const char hexd[] = "0123456789abcdef";
 
@@ -141,6 +210,7 @@ static void emit_memory(struct out *o, u64 addr, bool hex, int flags, int width,
 	}
 	if (flags & UTAP_FF_LEFT)
 		pad(o, ' ', width - outlen);
+	end_field(o, flags);
 }
 
 size_t utap_format(char *buf, size_t size, const struct utap_fmt_piece *fmt,
@@ -161,16 +231,14 @@ size_t utap_format(char *buf, size_t size, const struct utap_fmt_piece *fmt,
 		if (flags & UTAP_FF_WIDTH_ARG) {
 			s64 w = (args++)->l;
 
-			if (w < 0) {
-				flags |= UTAP_FF_LEFT;
-				w = -w;
-			}
-			width = w > 4096 ? 4096 : (int)w;
+			/* stap 4.8 ignores a negative '*' width (measured), not left-justifies */
+			width = w < 0 ? -1 : w > 4096 ? 4096 : (int)w;
 		}
 		if (flags & UTAP_FF_PREC_ARG) {
 			s64 pr = (args++)->l;
 
-			prec = pr < 0 ? -1 : pr > 4096 ? 4096 : (int)pr;
+			/* as stap: a negative '*' precision is 0, not "none" */
+			prec = pr < 0 ? 0 : pr > 4096 ? 4096 : (int)pr;
 		}
 		switch (p->conv) {
 		case UTAP_FC_SIGNED:
@@ -194,18 +262,11 @@ size_t utap_format(char *buf, size_t size, const struct utap_fmt_piece *fmt,
 		case UTAP_FC_STRING:
 			emit_string(&o, args->s, flags, width, prec);
 			break;
-		case UTAP_FC_CHAR: {
-			char ch[2] = { (char)args->l, 0 };
-
-			if (!(flags & UTAP_FF_LEFT))
-				pad(&o, ' ', width - 1);
-			put(&o, ch[0]);
-			if (flags & UTAP_FF_LEFT)
-				pad(&o, ' ', width - 1);
+		case UTAP_FC_CHAR:
+			emit_char(&o, (unsigned char)args->l, flags, width);
 			break;
-		}
 		case UTAP_FC_BINARY:
-			emit_binary(&o, (u64)args->l, width);
+			emit_binary(&o, (u64)args->l, flags, width, prec);
 			break;
 		case UTAP_FC_MEMORY:
 		case UTAP_FC_MEMORY_HEX:

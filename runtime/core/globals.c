@@ -291,41 +291,20 @@ static void utap_print_cstr(struct utap_context *c, const char *s)
 	utap_print_bytes(c, s, strlen(s));
 }
 
-static void utap_print_num(struct utap_context *c, s64 v, bool hex)
+/* stap 4.8 prints the values in decimal (measured in the guest) */
+static void utap_print_num(struct utap_context *c, s64 v)
 {
 	char buf[24];
-	size_t n = utap_format_number(buf, sizeof(buf), (u64)v, hex ? 16 : 10, !hex,
-				      hex ? UTAP_FF_ALT : 0, -1, -1, false);
+	size_t n = utap_format_number(buf, sizeof(buf), (u64)v, 10, true, 0, -1, -1, false);
 
 	utap_print_bytes(c, buf, n);
 }
 
-/* %#s: the string with C escapes, between double quotes */
+/* between double quotes as it is: stap 4.8 escapes nothing (measured) */
 static void utap_print_quoted(struct utap_context *c, const char *s)
 {
 	utap_print_bytes(c, "\"", 1);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		char esc[5];
-
-		if (ch == '"' || ch == '\\') {
-			esc[0] = '\\';
-			esc[1] = ch;
-			utap_print_bytes(c, esc, 2);
-		} else if (ch == '\n') {
-			utap_print_bytes(c, "\\n", 2);
-		} else if (ch == '\t') {
-			utap_print_bytes(c, "\\t", 2);
-		} else if (ch < 32 || ch >= 127) {
-			esc[0] = '\\';
-			esc[1] = '0' + (ch >> 6);
-			esc[2] = '0' + ((ch >> 3) & 7);
-			esc[3] = '0' + (ch & 7);
-			utap_print_bytes(c, esc, 4);
-		} else {
-			utap_print_bytes(c, (const char *)&ch, 1);
-		}
-	}
+	utap_print_cstr(c, s);
 	utap_print_bytes(c, "\"", 1);
 }
 
@@ -343,7 +322,7 @@ static void utap_print_stat_summary(struct utap_context *c, const struct utap_st
 	}
 	for (i = 0; i < 5; i++) {
 		utap_print_cstr(c, names[i]);
-		utap_print_num(c, utap_stat_get(st, spec, ops[i]), false);
+		utap_print_num(c, utap_stat_get(st, spec, ops[i]));
 	}
 }
 
@@ -351,7 +330,7 @@ static void utap_autoprint_long(struct utap_context *c, const char *name, const 
 {
 	utap_print_cstr(c, name);
 	utap_print_cstr(c, "=");
-	utap_print_num(c, *v, true);
+	utap_print_num(c, *v);
 	utap_print_cstr(c, "\n");
 	c->nprints++;
 }
@@ -389,7 +368,7 @@ static void utap_autoprint_entries(struct utap_context *c, const char *name, str
 			if (spec->keytype[k] == UTAP_T_STRING)
 				utap_print_quoted(c, utap_map_key_str(m, sorted[i], k));
 			else
-				utap_print_num(c, utap_map_key_long(m, sorted[i], k), false);
+				utap_print_num(c, utap_map_key_long(m, sorted[i], k));
 		}
 		utap_print_cstr(c, "]");
 		if (spec->valtype == UTAP_T_STATS) {
@@ -399,7 +378,7 @@ static void utap_autoprint_entries(struct utap_context *c, const char *name, str
 			utap_print_quoted(c, utap_map_value(m, sorted[i]));
 		} else {
 			utap_print_cstr(c, "=");
-			utap_print_num(c, *(s64 *)utap_map_value(m, sorted[i]), true);
+			utap_print_num(c, *(s64 *)utap_map_value(m, sorted[i]));
 		}
 		utap_print_cstr(c, "\n");
 		c->nprints++;

@@ -81,10 +81,15 @@ void utap_stat_add(struct utap_stat *st, const struct utap_hist_spec *spec, s64 
 			st->min = v;
 		if (v > st->max)
 			st->max = v;
-		delta = x - st->mean;
+		/* stap 4.8 keeps the difference in an int (measured: its variances) */
+		delta = (s32)(x - st->mean);
 		st->mean += delta / st->count;
-		st->m2 += delta * (x - st->mean);
+		st->m2 = (s64)((u64)st->m2 + (u64)delta * (u64)(x - st->mean));
 	}
+	st->cm = (s64)((u64)st->count * (u64)st->mean);
+	st->cm2 = (s64)((u64)st->cm * (u64)st->mean);
+	/* stap's per-CPU variance: m2 / (count - 1), and -1 for one value */
+	st->cvar = st->count < 2 ? 0 : (s64)((u64)(st->count - 1) * (u64)(st->m2 / (st->count - 1)));
 	if (!spec || spec->type == UTAP_HIST_NONE)
 		return;
 	if (spec->type == UTAP_HIST_LOG)
@@ -96,7 +101,6 @@ void utap_stat_add(struct utap_stat *st, const struct utap_hist_spec *spec, s64 
 void utap_stat_merge(struct utap_stat *dst, const struct utap_stat *src,
 		     const struct utap_hist_spec *spec)
 {
-	s64 n, delta;
 	u32 i;
 
 	if (src->count == 0)
@@ -105,12 +109,10 @@ void utap_stat_merge(struct utap_stat *dst, const struct utap_stat *src,
 		memcpy(dst, src, utap_stat_size(spec));
 		return;
 	}
-	n = dst->count + src->count;
-	delta = src->mean - dst->mean;
-	/* the pairwise update (Chan et al.), in the same fixed point as m2 */
-	dst->m2 += src->m2 + delta * (delta * dst->count / n) * src->count;
-	dst->mean += delta * src->count / n;
-	dst->count = n;
+	dst->cm = (s64)((u64)dst->cm + (u64)src->cm);
+	dst->cm2 = (s64)((u64)dst->cm2 + (u64)src->cm2);
+	dst->cvar = (s64)((u64)dst->cvar + (u64)src->cvar);
+	dst->count += src->count;
 	dst->sum = (s64)((u64)dst->sum + (u64)src->sum);
 	if (src->min < dst->min)
 		dst->min = src->min;
@@ -119,6 +121,22 @@ void utap_stat_merge(struct utap_stat *dst, const struct utap_stat *src,
 	if (spec && spec->type != UTAP_HIST_NONE)
 		for (i = 0; i < spec->buckets; i++)
 			dst->hist[i] += src->hist[i];
+}
+
+/*
+ * stap's total variance over the CPUs, sum(count * (mean - avg)^2) plus
+ * sum((count - 1) * variance), over count - 1, with avg the exact average;
+ * expanded (exact in wrapping 64-bit arithmetic) so it needs only sums.
+ */
+static s64 variance(const struct utap_stat *st, int shift)
+{
+	u64 n = (u64)st->count, avg, s1;
+
+	if (st->count < 2)
+		return 0;
+	avg = (u64)((s64)((u64)st->sum << shift) / st->count);
+	s1 = (u64)st->cm2 - 2 * avg * (u64)st->cm + avg * avg * n;
+	return ((s64)(s1 + (u64)st->cvar) / (st->count - 1)) >> (2 * shift);
 }
 
 s64 utap_stat_get(const struct utap_stat *st, const struct utap_hist_spec *spec, int op)
@@ -139,9 +157,7 @@ s64 utap_stat_get(const struct utap_stat *st, const struct utap_hist_spec *spec,
 	case UTAP_STAT_AVG:
 		return st->sum / st->count;
 	case UTAP_STAT_VARIANCE:
-		if (st->count < 2)
-			return 0;
-		return (st->m2 / (st->count - 1)) >> (2 * shift);
+		return variance(st, shift);
 	}
 	return 0;
 }

@@ -27,8 +27,14 @@ enum utap_stat_op { UTAP_STAT_COUNT, UTAP_STAT_SUM, UTAP_STAT_MIN, UTAP_STAT_MAX
 
 struct utap_stat {
 	s64 count, sum, min, max;
-	s64 mean;		/* running mean << bit_shift (Welford) */
+	s64 mean;		/* running mean << bit_shift (Welford, as stap's avg_s) */
 	s64 m2;			/* sum of squared deviations, shifted twice */
+	/*
+	 * stap aggregates the CPUs' variances with the total-variance formula;
+	 * these sums of each CPU's count*mean, count*mean^2 and
+	 * (count-1)*variance let merging give its result exactly.
+	 */
+	s64 cm, cm2, cvar;
 	s64 hist[];		/* spec->buckets counters */
 };
 

@@ -152,13 +152,11 @@ static bool read_escape(struct lexer *lx, const char **pp, char *out)
 	case 'f': *out = '\f'; break;
 	case 'v': *out = '\v'; break;
 	case '\\': *out = '\\'; break;
-	case '"': *out = '"'; break;
-	case '\'': *out = '\''; break;
-	case '?': *out = '?'; break;
 	case 'x':
+		/* as C reads it (stap leaves \x to the C compiler): every hex digit, low byte kept */
 		v = 0;
-		for (n = 0; n < 2 && hexval(p[1]) >= 0; n++, p++)
-			v = v * 16 + hexval(p[1]);
+		for (n = 0; hexval(p[1]) >= 0; n++, p++)
+			v = (v * 16 + hexval(p[1])) & 0xff;
 		if (n == 0) {
 			error_at(lex_loc(lx, p - 1), "\\x used with no following hex digits");
 			return false;
@@ -174,8 +172,9 @@ static bool read_escape(struct lexer *lx, const char **pp, char *out)
 			*out = (char)v;
 			break;
 		}
-		error_at(lex_loc(lx, p - 1), "unknown escape sequence '\\%c' in string", *p);
-		return false;
+		/* stap 4.8 drops the backslash of any other escape: "\q" is "q" */
+		*out = *p;
+		break;
 	}
 	*pp = p + 1;
 	return true;
@@ -194,7 +193,13 @@ static struct token *read_string(struct lexer *lx)
 			lx->p = p;
 			return NULL;
 		}
-		if (*p == '\\') {
+		/* stap passes a backslash-newline to C, which rejects it; read on */
+		if (*p == '\\' && p[1] == '\n') {
+			error_at(lex_loc(lx, p), "backslash-newline in a string literal");
+			p += 2;
+			continue;
+		}
+		if (*p == '\\' && p[1]) {
 			char c;
 
 			p++;

@@ -45,6 +45,9 @@ static int parse_number_or_star(const char **pp, struct fmt_spec *spec)
 			v = v * 10 + (*p - '0');
 		p++;
 	}
+	/* the runtime clamps to its buffer anyway; the module keeps 16 bits */
+	if (v > 4096)
+		v = 4096;
 	*pp = p;
 	return v;
 }
@@ -82,53 +85,75 @@ static enum fmt_conv conv_for(char c)
 	}
 }
 
-/* Parses one %... conversion at *pp (just after the '%'); NULL on error. */
+static int flag_for(char c)
+{
+	switch (c) {
+	case '-':
+		return FMT_F_LEFT;
+	case '+':
+		return FMT_F_PLUS;
+	case ' ':
+		return FMT_F_SPACE;
+	case '#':
+		return FMT_F_ALT;
+	case '0':
+		return FMT_F_ZERO;
+	default:
+		return 0;
+	}
+}
+
+/* Why the character at p cannot be a conversion, in stap's grammar. */
+static void bad_conversion(const char *p, const char *fmt, struct loc loc)
+{
+	struct loc at = loc_at(loc, fmt, p);
+
+	if (!*p)
+		error_at(at, "incomplete conversion at the end of the format");
+	else if (flag_for(*p))
+		error_at(at, "a second flag '%c' in a conversion: stap takes one flag each", *p);
+	else if (*p == 'l' || *p == 'h' || *p == 'L' || *p == 'j' || *p == 'z' || *p == 't')
+		error_at(at, "length modifier '%c' is not accepted: stap takes at most one 'l' "
+			 "(every number is 64 bits)", *p);
+	else if (*p == '%')
+		error_at(at, "'%%%%' takes no flag, width or precision");
+	else
+		error_at(at, "unknown conversion '%%%c' in format", *p);
+}
+
+/*
+ * Parses one %... conversion at *pp (just after the '%'); NULL on error.
+ * stap's grammar: at most one flag, a width, a precision, one optional
+ * 'l', then the conversion letter. A '.' without a number sets no
+ * precision.
+ */
 static struct fmt_piece *parse_conversion(const char **pp, const char *fmt, struct loc loc,
 					  struct fmt_spec *spec)
 {
-	const char *p = *pp, *start = p - 1;
+	const char *p = *pp;
 	struct fmt_piece *pc = new_piece(FC_LITERAL);
 
-	for (;; p++) {
-		if (*p == '-')
-			pc->flags |= FMT_F_LEFT;
-		else if (*p == '+')
-			pc->flags |= FMT_F_PLUS;
-		else if (*p == ' ')
-			pc->flags |= FMT_F_SPACE;
-		else if (*p == '#')
-			pc->flags |= FMT_F_ALT;
-		else if (*p == '0')
-			pc->flags |= FMT_F_ZERO;
-		else
-			break;
+	if (*p == '%') {
+		*pp = p + 1;
+		pc->conv = FC_PERCENT;
+		return pc;
 	}
+	pc->flags = flag_for(*p);
+	if (pc->flags)
+		p++;
 	pc->width = parse_number_or_star(&p, spec);
 	if (*p == '.') {
 		p++;
 		pc->prec = parse_number_or_star(&p, spec);
-		if (pc->prec == -1)
-			pc->prec = 0;
 	}
-	/* length modifiers are accepted and ignored: every integer is 64 bits */
-	while (*p == 'l' || *p == 'L' || *p == 'h' || *p == 'j' || *p == 'z' || *p == 't')
+	if (*p == 'l')
 		p++;
-	if (!*p) {
-		error_at(loc_at(loc, fmt, start), "incomplete conversion at the end of the format");
-		return NULL;
-	}
 	pc->conv = conv_for(*p);
-	if (pc->conv == FC_LITERAL) {
-		error_at(loc_at(loc, fmt, p), "unknown conversion '%%%c' in format", *p);
+	if (pc->conv == FC_LITERAL || pc->conv == FC_PERCENT) {
+		bad_conversion(p, fmt, loc);
 		return NULL;
 	}
-	if (pc->conv == FC_BINARY && pc->width >= 0 && pc->width != 1 && pc->width != 2 &&
-	    pc->width != 4 && pc->width != 8) {
-		error_at(loc_at(loc, fmt, start), "'%%b' width must be 1, 2, 4 or 8 bytes");
-		return NULL;
-	}
-	if (pc->conv != FC_PERCENT)
-		spec->nargs++;
+	spec->nargs++;
 	*pp = p + 1;
 	return pc;
 }

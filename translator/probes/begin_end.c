@@ -66,8 +66,14 @@ static void begin_end_emit(struct emitter *em, struct derived_probe **dps, int n
 	for (int i = 0; i < m; i++) {
 		const struct begin_end_data *data = sorted[i]->data;
 
+		/* as stap 4.8 (measured): after exit() no further begin probe runs */
+		if (!data->is_end)
+			sb_printf(&em->begin, "\tif (!utap_exit_pending()) {\n");
 		emit_run_handler(data->is_end ? &em->end : &em->begin, sorted[i],
-				 data->is_end ? "UTAP_STOPPING" : "UTAP_STARTING", "\t");
+				 data->is_end ? "UTAP_STOPPING" : "UTAP_STARTING",
+				 data->is_end ? "\t" : "\t\t");
+		if (!data->is_end)
+			sb_printf(&em->begin, "\t}\n");
 	}
 }
 
