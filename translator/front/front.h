@@ -251,6 +251,10 @@ struct function {
 	const char *embedded;	/* %{ %} body */
 	bool is_private;
 	bool pure;		/* embedded C marked /+ pure +/ */
+	int priority;		/* function f():N; 0 in the script, 1 in tapsets by default */
+	bool can_next;		/* its body has a next (or STAP_NEXT): it may fall through */
+	struct function *overload;	/* the next overload 'next' falls to (elaborate.c) */
+	bool reached;		/* a call runs it (not only a later overload's check) */
 	bool used;
 	bool emitted_decl;
 	int ntemps_str;
@@ -317,6 +321,9 @@ struct node *clone_node(const struct node *n);
 /* A component's literal argument: a string (else NULL), or a number (else false). */
 const char *pp_component_arg_str(const struct pp_component *c);
 bool pp_component_arg_num(const struct pp_component *c, int64_t *out);
+/* fn on each subtree under n (operands, branches, bodies, arguments, a foreach's limit),
+ * each a list; not on n->next */
+void visit_children(struct node *n, void (*fn)(struct node *, void *), void *arg);
 
 /* dump.c: the tree as script text, for -p1, -p2 and messages */
 void dump_file(FILE *out, const struct file *f);

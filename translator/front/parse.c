@@ -1138,6 +1138,20 @@ static enum type parse_type_suffix(struct parser *p)
 	return TY_UNKNOWN;
 }
 
+/* function f() :N { }: the order same-arity overloads run in, lowest first */
+static void parse_priority(struct parser *p, struct function *fn)
+{
+	struct token *t = peek(p);
+
+	if (t->kind != TK_NUM) {
+		perr(p, t->loc, "expected a function priority (a number) after ':', found %s",
+			 tok_describe(t));
+		return;
+	}
+	advance(p);
+	fn->priority = (int)t->num;
+}
+
 static void parse_function(struct parser *p, bool is_private)
 {
 	struct token *kw = advance(p), *name = peek(p);
@@ -1171,6 +1185,9 @@ static void parse_function(struct parser *p, bool is_private)
 		}
 		advance(p);
 		s = new_symbol(ident_text(pt), SYM_PARAM, pt->loc);
+		for (struct symbol *q = head.next; q; q = q->next)
+			if (!strcmp(q->name, s->name))
+				perr(p, pt->loc, "duplicate parameter name '%s'", s->name);
 		s->type = parse_type_suffix(p);
 		s->arity = 0;
 		s->index = fn->nparams++;
@@ -1183,11 +1200,15 @@ static void parse_function(struct parser *p, bool is_private)
 		return;
 	}
 	fn->params = head.next;
+	fn->priority = p->src->is_tapset;
+	if (accept(p, ":"))
+		parse_priority(p, fn);
 	if (peek(p)->kind == TK_EMBEDDED) {
 		struct token *e = advance(p);
 
 		fn->embedded = e->str;
 		fn->pure = strstr(e->str, "/* pure */") != NULL;
+		fn->can_next = strstr(e->str, "STAP_NEXT") != NULL;
 	} else {
 		fn->body = parse_block(p);
 	}

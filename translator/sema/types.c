@@ -95,6 +95,31 @@ static enum type infer_index(struct node *n, enum type want)
 	return s->type;
 }
 
+/* Two slots that must end up the same type (one error if they differ). */
+static void unify_both(enum type *a, enum type *b, struct loc loc, const char *what)
+{
+	if (*a == TY_UNKNOWN)
+		unify(a, *b, loc, what);
+	else
+		unify(b, *a, loc, what);
+}
+
+/* A call's same-arity overloads take its arguments and give its value, reached or not. */
+static void unify_overloads(struct function *fn, struct node *call)
+{
+	for (struct function *o = fn->overload; o; fn = o, o = o->overload) {
+		struct symbol *p = fn->params, *q = o->params;
+
+		for (struct node *a = call->args; a && p && q; a = a->next, p = p->next, q = q->next) {
+			const char *what = arena_printf("argument '%s' of function '%s'", q->name,
+							o->name);
+
+			unify_both(&p->type, &q->type, a->loc, what);
+		}
+		unify_both(&fn->ret, &o->ret, call->loc, arena_printf("the value of '%s'", o->name));
+	}
+}
+
 static enum type infer_call(struct node *n, enum type want)
 {
 	struct function *fn = n->fn;
@@ -113,6 +138,7 @@ static enum type infer_call(struct node *n, enum type want)
 	}
 	if (want != TY_UNKNOWN && want != TY_STATS)
 		unify(&fn->ret, want, n->loc, arena_printf("the value of '%s'", fn->name));
+	unify_overloads(fn, n);
 	return fn->ret;
 }
 
