@@ -649,6 +649,20 @@ static struct val emit_call(struct emitter *em, struct node *n)
 	return res;
 }
 
+/* %{ C %} as a value: CONTEXT is the probe's context, as in an embedded function */
+static struct val emit_embedded_expr(struct emitter *em, struct node *n)
+{
+	const char *t = n->type == TY_STRING ? new_str(em) : new_long(em);
+
+	sb_puts(em->out, "#define CONTEXT c\n");
+	if (n->type == TY_STRING)
+		emit_line(em, "utap_strlcpy(%s, (%s), MAXSTRINGLEN);", t, n->str);
+	else
+		emit_line(em, "%s = (int64_t)(%s);", t, n->str);
+	sb_puts(em->out, "#undef CONTEXT\n");
+	return n->type == TY_STRING ? str_val(t, true) : long_val(t);
+}
+
 static struct val emit_expr(struct emitter *em, struct node *n)
 {
 	switch (n->kind) {
@@ -703,6 +717,10 @@ static struct val emit_expr(struct emitter *em, struct node *n)
 	case N_AGG_ADD:
 		emit_agg_add(em, n);
 		return long_val("0");
+	case N_EMBED:
+		return emit_embedded_expr(em, n);
+	case N_BUCKET:
+		return emit_hist_bucket(em, n);
 	default:
 		error_at(n->loc, "this construct is not supported by the code generator yet");
 		return long_val("0");
@@ -776,11 +794,23 @@ static void emit_if(struct emitter *em, struct node *n)
 	emit_line(em, "}");
 }
 
+void emit_loop_body(struct emitter *em, void (*body)(struct emitter *, struct node *),
+		    struct node *stmt, const char *brk, const char *cont)
+{
+	const char *save_brk = em->brk, *save_cont = em->cont;
+
+	em->brk = brk;
+	em->cont = cont;
+	body(em, stmt);
+	em->brk = save_brk;
+	em->cont = save_cont;
+	emit_line(em, "%s: __attribute__((unused));", cont);
+}
+
 /* while and for: cond stmts; if (!cond) break; body; cont: inc stmts */
 static void emit_loop(struct emitter *em, struct node *n)
 {
 	const char *brk = new_label(em, "brk"), *cont = new_label(em, "cont");
-	const char *save_brk = em->brk, *save_cont = em->cont;
 	int mark;
 
 	if (n->init) {
@@ -800,12 +830,7 @@ static void emit_loop(struct emitter *em, struct node *n)
 		emit_line(em, "\tbreak;");
 		em->nstr = mark;
 	}
-	em->brk = brk;
-	em->cont = cont;
-	emit_stmt(em, n->body);
-	em->brk = save_brk;
-	em->cont = save_cont;
-	emit_line(em, "%s: __attribute__((unused));", cont);
+	emit_loop_body(em, emit_stmt, n->body, brk, cont);
 	if (n->inc) {
 		mark = em->nstr;
 		emit_expr(em, n->inc);

@@ -91,6 +91,7 @@ enum node_kind {
 	N_IN,		/* k in arr, [k1,k2] in arr */
 	N_STATOP,	/* @count(x) @sum @min @max @avg @variance */
 	N_HIST,		/* @hist_linear(x, lo, hi, step), @hist_log(x) */
+	N_BUCKET,	/* @hist_log(x)[i] and i in @hist_log(x): lhs the N_HIST, rhs i */
 	N_TARGET,	/* $var, $var->f, $$parms ... */
 	N_DEFINED,	/* @defined(expr) */
 	N_ENTRY,	/* @entry(expr) */
@@ -102,7 +103,7 @@ enum node_kind {
 	N_IF,
 	N_WHILE,
 	N_FOR,
-	N_FOREACH,
+	N_FOREACH,	/* lhs: the array (N_VAR), a slice (N_INDEX) or buckets (N_HIST) */
 	N_BREAK,
 	N_CONTINUE,
 	N_NEXT,
@@ -147,6 +148,7 @@ struct node {
 	struct symbol *fe_value;	/* v = [..] in arr */
 	int fe_sort_col;	/* 0 none, -1 value, 1..n key column */
 	int fe_sort_dir;	/* +1 ascending, -1 descending */
+	const char *fe_sort_agg;	/* in s @sum+: the aggregate a statistics array sorts by */
 	struct node *fe_limit;
 
 	/* print family */

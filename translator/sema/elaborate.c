@@ -329,7 +329,14 @@ static void resolve_foreach(struct session *s, struct scope *sc, struct node *n)
 	struct node *arr = n->lhs->kind == N_INDEX ? n->lhs->lhs : n->lhs;
 	bool was_loop = sc->in_loop;
 
-	resolve_array_ref(s, sc, arr, n->fe_nkeys);
+	if (n->lhs->kind == N_HIST) {
+		/* foreach (b in @hist_log(x)): b runs over the bucket numbers */
+		if (n->fe_nkeys != 1)
+			error_at(n->lhs->loc, "foreach over histogram buckets takes one variable");
+		resolve_node(s, sc, n->lhs);
+	} else {
+		resolve_array_ref(s, sc, arr, n->fe_nkeys);
+	}
 	if (n->lhs->kind == N_INDEX)
 		resolve_list(s, sc, n->lhs->args);
 	for (int i = 0; i < n->fe_nkeys; i++) {

@@ -289,10 +289,31 @@ static enum type infer_compare(struct node *n)
 	return TY_LONG;
 }
 
+/* A bucket number and, bound, the bucket's count: both long. */
+static void infer_foreach_hist(struct node *n)
+{
+	infer(n->lhs, TY_UNKNOWN);
+	if (n->fe_keys[0])
+		unify(&n->fe_keys[0]->type, TY_LONG, n->fe_keys[0]->loc, sym_what(n->fe_keys[0]));
+	if (n->fe_value)
+		unify(&n->fe_value->type, TY_LONG, n->fe_value->loc, sym_what(n->fe_value));
+	if (n->fe_limit)
+		expect_type(n->fe_limit, TY_LONG, "the foreach limit");
+	infer(n->body, TY_UNKNOWN);
+}
+
 static void infer_foreach(struct node *n)
 {
 	struct node *arr = n->lhs->kind == N_INDEX ? n->lhs->lhs : n->lhs;
 	struct symbol *s = arr->sym;
+
+	if (n->lhs->kind == N_HIST) {
+		infer_foreach_hist(n);
+		return;
+	}
+	if (n->fe_sort_agg && s && s->type != TY_STATS && s->type != TY_UNKNOWN && checking)
+		error_at(arr->loc, "foreach sorts by %s only over a statistics array",
+			 n->fe_sort_agg);
 
 	if (n->lhs->kind == N_INDEX)
 		infer_keys(s, n->lhs->args);
@@ -408,6 +429,12 @@ static enum type infer_node(struct node *n, enum type want)
 		for (struct node *a = n->args; a; a = a->next)
 			expect_type(a, TY_LONG, "a histogram parameter");
 		return TY_UNKNOWN;
+	case N_BUCKET:
+		infer(n->lhs, TY_UNKNOWN);
+		expect_type(n->rhs, TY_LONG, "a histogram bucket number");
+		return TY_LONG;
+	case N_EMBED:
+		return n->type;	/* an expression's type is set by the parser; a statement's unknown */
 	case N_BLOCK:
 		infer_list(n->body);
 		return TY_UNKNOWN;
