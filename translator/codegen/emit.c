@@ -554,30 +554,42 @@ static struct val emit_print(struct emitter *em, struct node *n)
 	}
 }
 
-static const char *frame_member(const struct function *fn)
+/* f_NAME_NPARAMS, and _oN for the Nth same-arity overload after the first */
+static const char *frame_member(struct emitter *em, struct function *fn)
 {
-	return arena_printf("f_%s_%d", fn->name, fn->nparams);
+	int nth = 0;
+
+	if (fn->cname)
+		return fn->cname;
+	for (struct function *g = em->s->functions; g && g != fn; g = g->next_used)
+		if (!strcmp(g->name, fn->name) && g->nparams == fn->nparams)
+			nth++;
+	fn->cname = nth ? arena_printf("f_%s_%d_o%d", fn->name, fn->nparams, nth) :
+		arena_printf("f_%s_%d", fn->name, fn->nparams);
+	return fn->cname;
 }
 
-static struct val emit_call(struct emitter *em, struct node *n)
+static void take_result(struct emitter *em, struct function *fn, const char *f,
+			struct val res)
 {
-	struct function *fn = n->fn;
-	struct val *vals = arena_alloc(sizeof(*vals) * (size_t)(count_args(n->args) + 1));
-	int i = 0;
-	struct symbol *p;
-	const char *f = arena_printf("f%d", em->nlabels++);
-	struct val res = long_val("0");
+	if (fn->ret == TY_STRING)
+		emit_line(em, "utap_strlcpy(%s, %s->__retvalue, MAXSTRINGLEN);", res.c, f);
+	else if (fn->ret == TY_LONG)
+		emit_line(em, "%s = %s->__retvalue;", res.c, f);
+}
 
-	for (struct node *a = n->args; a; a = a->next)
-		vals[i++] = emit_expr(em, a);
-	emit_line(em, "if (unlikely(c->nesting >= MAXNESTING))");
-	em->indent++;
-	fail(em, "MAXNESTING exceeded", n);
-	em->indent--;
+/* One overload's call; if it says 'next', the next overload's, with the same arguments. */
+static void emit_overload(struct emitter *em, struct node *n, struct function *fn,
+			  const struct val *vals, struct val res)
+{
+	const char *m = frame_member(em, fn);
+	const char *f = arena_printf("f%d", em->nlabels++);
+	struct symbol *p;
+	int i;
+
 	emit_line(em, "{");
 	em->indent++;
-	emit_line(em, "struct utap_frame_%s *%s = &UTAP_FRAME(c, c->nesting + 1)->%s;",
-		  frame_member(fn), f, frame_member(fn));
+	emit_line(em, "struct utap_frame_%s *%s = &UTAP_FRAME(c, c->nesting + 1)->%s;", m, f, m);
 	/* the parameters are the first nparams symbols of the function's locals */
 	for (i = 0, p = fn->params; p && i < fn->nparams; p = p->next, i++) {
 		if (p->type == TY_STRING)
@@ -586,28 +598,69 @@ static struct val emit_call(struct emitter *em, struct node *n)
 		else
 			emit_line(em, "%s->l_%s = %s;", f, p->name, vals[i].c);
 	}
+	if (fn->can_next)
+		emit_line(em, "%s->__next = 0;", f);
 	emit_line(em, "c->nesting++;");
-	emit_line(em, "utap_fn_%s(c);", frame_member(fn));
+	emit_line(em, "utap_fn_%s(c);", m);
 	emit_line(em, "c->nesting--;");
 	if (fn->embedded)
 		emit_line(em, "if (unlikely(c->last_error)) UTAP_CALL_FAILED(c, %s, %s);", c_near(n),
 			  em->err_label);
 	else
 		check_error(em);
-	if (fn->ret == TY_STRING) {
-		const char *t = new_str(em);
-
-		emit_line(em, "utap_strlcpy(%s, %s->__retvalue, MAXSTRINGLEN);", t, f);
-		res = str_val(t, true);
-	} else if (fn->ret == TY_LONG) {
-		const char *t = new_long(em);
-
-		emit_line(em, "%s = %s->__retvalue;", t, f);
-		res = long_val(t);
+	if (fn->can_next) {
+		emit_line(em, "if (%s->__next) {", f);
+		em->indent++;
+		if (fn->overload)
+			emit_overload(em, n, fn->overload, vals, res);
+		else
+			fail(em, "all functions exhausted", n);
+		em->indent--;
+		emit_line(em, "} else {");
+		em->indent++;
+		take_result(em, fn, f, res);
+		em->indent--;
+		emit_line(em, "}");
+	} else {
+		take_result(em, fn, f, res);
 	}
 	em->indent--;
 	emit_line(em, "}");
+}
+
+static struct val emit_call(struct emitter *em, struct node *n)
+{
+	struct function *fn = n->fn;
+	struct val *vals = arena_alloc(sizeof(*vals) * (size_t)(count_args(n->args) + 1));
+	struct val res = long_val("0");
+	int i = 0;
+
+	for (struct node *a = n->args; a; a = a->next)
+		vals[i++] = emit_expr(em, a);
+	if (fn->ret == TY_STRING)
+		res = str_val(new_str(em), true);
+	else if (fn->ret == TY_LONG)
+		res = long_val(new_long(em));
+	emit_line(em, "if (unlikely(c->nesting >= MAXNESTING))");
+	em->indent++;
+	fail(em, "MAXNESTING exceeded", n);
+	em->indent--;
+	emit_overload(em, n, fn, vals, res);
 	return res;
+}
+
+/* %{ C %} as a value: CONTEXT is the probe's context, as in an embedded function */
+static struct val emit_embedded_expr(struct emitter *em, struct node *n)
+{
+	const char *t = n->type == TY_STRING ? new_str(em) : new_long(em);
+
+	sb_puts(em->out, "#define CONTEXT c\n");
+	if (n->type == TY_STRING)
+		emit_line(em, "utap_strlcpy(%s, (%s), MAXSTRINGLEN);", t, n->str);
+	else
+		emit_line(em, "%s = (int64_t)(%s);", t, n->str);
+	sb_puts(em->out, "#undef CONTEXT\n");
+	return n->type == TY_STRING ? str_val(t, true) : long_val(t);
 }
 
 static struct val emit_expr(struct emitter *em, struct node *n)
@@ -664,6 +717,10 @@ static struct val emit_expr(struct emitter *em, struct node *n)
 	case N_AGG_ADD:
 		emit_agg_add(em, n);
 		return long_val("0");
+	case N_EMBED:
+		return emit_embedded_expr(em, n);
+	case N_BUCKET:
+		return emit_hist_bucket(em, n);
 	default:
 		error_at(n->loc, "this construct is not supported by the code generator yet");
 		return long_val("0");
@@ -737,11 +794,23 @@ static void emit_if(struct emitter *em, struct node *n)
 	emit_line(em, "}");
 }
 
+void emit_loop_body(struct emitter *em, void (*body)(struct emitter *, struct node *),
+		    struct node *stmt, const char *brk, const char *cont)
+{
+	const char *save_brk = em->brk, *save_cont = em->cont;
+
+	em->brk = brk;
+	em->cont = cont;
+	body(em, stmt);
+	em->brk = save_brk;
+	em->cont = save_cont;
+	emit_line(em, "%s: __attribute__((unused));", cont);
+}
+
 /* while and for: cond stmts; if (!cond) break; body; cont: inc stmts */
 static void emit_loop(struct emitter *em, struct node *n)
 {
 	const char *brk = new_label(em, "brk"), *cont = new_label(em, "cont");
-	const char *save_brk = em->brk, *save_cont = em->cont;
 	int mark;
 
 	if (n->init) {
@@ -761,12 +830,7 @@ static void emit_loop(struct emitter *em, struct node *n)
 		emit_line(em, "\tbreak;");
 		em->nstr = mark;
 	}
-	em->brk = brk;
-	em->cont = cont;
-	emit_stmt(em, n->body);
-	em->brk = save_brk;
-	em->cont = save_cont;
-	emit_line(em, "%s: __attribute__((unused));", cont);
+	emit_loop_body(em, emit_stmt, n->body, brk, cont);
 	if (n->inc) {
 		mark = em->nstr;
 		emit_expr(em, n->inc);
@@ -863,6 +927,9 @@ static void emit_stmt_charged(struct emitter *em, struct node *n)
 		emit_line(em, "goto %s;", em->cont);
 		break;
 	case N_NEXT:
+		/* in a function: the caller runs the next overload */
+		if (em->fn)
+			emit_line(em, "l->__next = 1;");
 		emit_line(em, "goto out;");
 		break;
 	case N_RETURN:
@@ -906,11 +973,14 @@ static void emit_stmt(struct emitter *em, struct node *n)
 /* ---- functions, probes, frames ---- */
 
 static void emit_frame_struct(struct emitter *em, const char *name, struct symbol *locals,
-			      enum type ret, bool has_ret, int nstr)
+			      const struct function *fn, int nstr)
 {
 	sb_printf(&em->frames, "struct utap_frame_%s {\n", name);
-	if (has_ret)
-		sb_printf(&em->frames, "\t%s __retvalue%s;\n", ctype_of(ret), csuffix_of(ret));
+	if (fn && fn->ret != TY_UNKNOWN)
+		sb_printf(&em->frames, "\t%s __retvalue%s;\n", ctype_of(fn->ret),
+			  csuffix_of(fn->ret));
+	if (fn && fn->can_next)
+		sb_printf(&em->frames, "\tint __next;\n");
 	/* prefixed: a script may name a local 'long' or 'int' */
 	for (struct symbol *l = locals; l; l = l->next)
 		sb_printf(&em->frames, "\t%s l_%s%s;\n", ctype_of(l->type), l->name,
@@ -957,19 +1027,40 @@ static void flush_function(struct emitter *em, const char *signature, const char
 	sb_free(body);
 }
 
+/* The names stap's embedded C uses, over utap's frame and context. */
+static const char *const embedded_macros[] = {
+	"STAP_RETVALUE (l->__retvalue)",
+	"STAP_RETURN(v) do { STAP_RETVALUE = (v); goto out; } while (0)",
+	"STAP_NEXT do { l->__next = 1; goto out; } while (0)",
+	"STAP_ERROR(...) do { snprintf(c->error_buf, MAXSTRINGLEN, __VA_ARGS__); "
+		"c->last_error = c->error_buf; goto out; } while (0)",
+	"CONTEXT c",
+};
+
 static void emit_embedded_function(struct emitter *em, struct function *fn)
 {
-	const char *m = frame_member(fn);
+	const char *m = frame_member(em, fn);
 	struct strbuf body = { 0 };
+	size_t i;
 
 	for (struct symbol *p = fn->params; p; p = p->next)
 		sb_printf(&body, "#define STAP_ARG_%s (l->l_%s)\n", p->name, p->name);
-	sb_printf(&body, "#define STAP_RETVALUE (l->__retvalue)\n");
+	for (i = 0; i < ARRAY_LEN(embedded_macros); i++) {
+		const char *d = embedded_macros[i];
+
+		/* a string is returned by copying it */
+		if (fn->ret == TY_STRING && !strncmp(d, "STAP_RETURN", 11))
+			d = "STAP_RETURN(v) do { utap_strlcpy(STAP_RETVALUE, (v), MAXSTRINGLEN); "
+			    "goto out; } while (0)";
+		sb_printf(&body, "#define %s\n", d);
+	}
 	sb_printf(&body, "{\n%s\n}\n", fn->embedded);
-	sb_printf(&body, "#undef STAP_RETVALUE\n");
+	for (i = 0; i < ARRAY_LEN(embedded_macros); i++)
+		sb_printf(&body, "#undef %.*s\n", (int)strcspn(embedded_macros[i], " ("),
+			  embedded_macros[i]);
 	for (struct symbol *p = fn->params; p; p = p->next)
 		sb_printf(&body, "#undef STAP_ARG_%s\n", p->name);
-	emit_frame_struct(em, m, fn->params, fn->ret, fn->ret != TY_UNKNOWN, 0);
+	emit_frame_struct(em, m, fn->params, fn, 0);
 	em->nlong = 0;
 	flush_function(em, arena_printf("static void utap_fn_%s(struct utap_context *c)", m),
 		       arena_printf("struct utap_frame_%s *l __attribute__((unused)) = "
@@ -978,7 +1069,7 @@ static void emit_embedded_function(struct emitter *em, struct function *fn)
 
 static void emit_function(struct emitter *em, struct function *fn)
 {
-	const char *m = frame_member(fn);
+	const char *m = frame_member(em, fn);
 	struct strbuf body = { 0 };
 
 	sb_printf(&em->protos, "static void utap_fn_%s(struct utap_context *c);\n", m);
@@ -991,7 +1082,7 @@ static void emit_function(struct emitter *em, struct function *fn)
 	emit_locals_init(em, fn->locals);
 	emit_stmt(em, fn->body);
 	em->fn = NULL;
-	emit_frame_struct(em, m, fn->locals, fn->ret, fn->ret != TY_UNKNOWN, em->maxstr);
+	emit_frame_struct(em, m, fn->locals, fn, em->maxstr);
 	flush_function(em, arena_printf("static void utap_fn_%s(struct utap_context *c)", m),
 		       arena_printf("struct utap_frame_%s *l __attribute__((unused)) = "
 				    "&UTAP_FRAME(c, c->nesting)->%s;", m, m), &body, NULL, NULL);
@@ -1017,7 +1108,7 @@ static void emit_handler(struct emitter *em, struct derived_probe *d)
 		em->nstr = 0;
 	}
 	emit_stmt(em, d->body);
-	emit_frame_struct(em, m, d->locals, TY_UNKNOWN, false, em->maxstr);
+	emit_frame_struct(em, m, d->locals, NULL, em->maxstr);
 	sb_printf(&em->protos, "static void utap_probe_%d(struct utap_context *c);\n", d->handler);
 	/* a handler that cannot get its globals' locks is skipped, as in stap */
 	flush_function(em, arena_printf("static void utap_probe_%d(struct utap_context *c)",

@@ -101,6 +101,11 @@ void emit_delete_global(struct emitter *em, struct node *target);
 void emit_agg_add(struct emitter *em, struct node *n);
 struct val emit_stat_op(struct emitter *em, struct node *n);
 void emit_print_hist(struct emitter *em, struct node *n);
+/* A loop's body with break and continue bound to its labels, then continue's label. */
+void emit_loop_body(struct emitter *em, void (*body)(struct emitter *, struct node *),
+		    struct node *stmt, const char *brk, const char *cont);
+/* @hist_log(x)[i]: the count in bucket i */
+struct val emit_hist_bucket(struct emitter *em, struct node *n);
 void emit_foreach(struct emitter *em, struct node *n,
 		  void (*body)(struct emitter *, struct node *));
 void emit_reads(struct emitter *em, struct node *n, unsigned char *read);

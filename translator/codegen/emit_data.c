@@ -272,8 +272,10 @@ static void access_walk(struct emitter *em, struct node *n, unsigned char *acc)
 		case N_FOREACH: {
 			struct node *arr = n->lhs->kind == N_INDEX ? n->lhs->lhs : n->lhs;
 
-			mark(acc, arr->sym, n->fe_sort_dir || is_stats(arr->sym) ? ACC_WRITE :
-			     ACC_READ);
+			/* over buckets: the N_HIST under it is marked as any is */
+			if (arr->sym)
+				mark(acc, arr->sym, n->fe_sort_dir || is_stats(arr->sym) ?
+				     ACC_WRITE : ACC_READ);
 			break;
 		}
 		case N_CALL:
@@ -608,6 +610,29 @@ void emit_print_hist(struct emitter *em, struct node *n)
 	emit_line(em, "utap_print_hist(c, %s, &%s_hist);", st, gname(x->sym));
 }
 
+struct val emit_hist_bucket(struct emitter *em, struct node *n)
+{
+	struct node *x = n->lhs->lhs;
+	const char *t = emit_new_long(em), *i, *st;
+
+	if (!x->sym || !is_stats(x->sym) || x->sym->kind != SYM_GLOBAL) {
+		error_at(x->loc, "%s needs a global statistics variable", n->lhs->name);
+		return (struct val){ .type = TY_LONG, .c = "0" };
+	}
+	i = emit_value(em, n->rhs).c;
+	emit_line(em, "{");
+	em->indent++;
+	st = emit_aggregate(em, x);
+	emit_line(em, "if (unlikely(%s < 0 || %s >= %s_hist.buckets))", i, i, gname(x->sym));
+	em->indent++;
+	emit_fail(em, "histogram index out of range", n);
+	em->indent--;
+	emit_line(em, "%s = %s->hist[%s];", t, st, i);
+	em->indent--;
+	emit_line(em, "}");
+	return (struct val){ .type = TY_LONG, .c = t };
+}
+
 /* ---- foreach ---- */
 
 static void bind_foreach_vars(struct emitter *em, struct node *n, struct symbol *arr,
@@ -662,6 +687,61 @@ static bool modifies(struct node *n, const struct symbol *arr, int depth)
 	return false;
 }
 
+/* One iteration's MAXACTION charge. */
+static void foreach_charge(struct emitter *em, struct node *n)
+{
+	emit_line(em, "if (unlikely(--c->actionremaining < 0))");
+	em->indent++;
+	emit_fail(em, "MAXACTION exceeded", n);
+	em->indent--;
+}
+
+/* The body with break and continue bound; then the loop's and its block's ends. */
+static void foreach_body(struct emitter *em, struct node *n,
+			 void (*body)(struct emitter *, struct node *), const char *brk,
+			 const char *cont)
+{
+	emit_loop_body(em, body, n->body, brk, cont);
+	em->indent--;
+	emit_line(em, "}");
+	em->indent--;
+	emit_line(em, "}");
+	emit_line(em, "%s: __attribute__((unused));", brk);
+}
+
+/*
+ * foreach (b in @hist_log(x)): every bucket in order, empty ones too, as
+ * stap does; v = b binds the bucket's count. b is a copy: the body may change it.
+ */
+static void emit_foreach_hist(struct emitter *em, struct node *n,
+			      void (*body)(struct emitter *, struct node *))
+{
+	struct node *x = n->lhs->lhs;
+	const char *brk = arena_printf("brk_%d", em->nlabels++);
+	const char *cont = arena_printf("cont_%d", em->nlabels++);
+	const char *b = arena_printf("fb%d", em->nlabels++), *lim = NULL, *st;
+
+	if (!x->sym || !is_stats(x->sym) || x->sym->kind != SYM_GLOBAL) {
+		error_at(x->loc, "%s needs a global statistics variable", n->lhs->name);
+		return;
+	}
+	if (n->fe_limit)
+		lim = emit_value(em, n->fe_limit).c;
+	emit_line(em, "{");
+	em->indent++;
+	st = emit_aggregate(em, x);
+	emit_line(em, "u32 %s;", b);
+	emit_line(em, "for (%s = 0; %s < %s_hist.buckets; %s++) {", b, b, gname(x->sym), b);
+	em->indent++;
+	if (lim)
+		emit_line(em, "if (%s >= %s)\n%*s\tbreak;", b, lim, em->indent, "");
+	foreach_charge(em, n);
+	emit_line(em, "l->l_%s = %s;", n->fe_keys[0]->name, b);
+	if (n->fe_value)
+		emit_line(em, "l->l_%s = %s->hist[%s];", n->fe_value->name, st, b);
+	foreach_body(em, n, body, brk, cont);
+}
+
 void emit_foreach(struct emitter *em, struct node *n, void (*body)(struct emitter *,
 								  struct node *))
 {
@@ -669,7 +749,6 @@ void emit_foreach(struct emitter *em, struct node *n, void (*body)(struct emitte
 	struct symbol *s = arr->sym;
 	const char *brk = arena_printf("brk_%d", em->nlabels++);
 	const char *cont = arena_printf("cont_%d", em->nlabels++);
-	const char *save_brk = em->brk, *save_cont = em->cont;
 	const char *m = arena_printf("fm%d", em->nlabels++);
 	const char *e = arena_printf("fe%d", em->nlabels++);
 	const char *idx = arena_printf("fi%d", em->nlabels++);
@@ -677,6 +756,10 @@ void emit_foreach(struct emitter *em, struct node *n, void (*body)(struct emitte
 	unsigned mask = 0;
 	bool sorted = n->fe_sort_dir != 0;
 
+	if (n->lhs->kind == N_HIST) {
+		emit_foreach_hist(em, n, body);
+		return;
+	}
 	if (s->arity <= 0) {
 		error_at(arr->loc, "foreach needs an array; '%s' is a scalar", s->name);
 		return;
@@ -703,8 +786,9 @@ void emit_foreach(struct emitter *em, struct node *n, void (*body)(struct emitte
 		sb_printf(&em->init, "\t%s = vmalloc(sizeof(void *) * %s_spec.maxentries);\n"
 			  "\tif (!%s)\n\t\treturn -ENOMEM;\n", buf, gname(s), buf);
 		sb_printf(&em->exit, "\tvfree(%s);\n", buf);
-		emit_line(em, "u32 %s = utap_map_sort(%s, %s, %d, %d, UTAP_STAT_COUNT, -1), j%s;",
-			  cnt, m, buf, n->fe_sort_col, n->fe_sort_dir, cnt);
+		emit_line(em, "u32 %s = utap_map_sort(%s, %s, %d, %d, %s, -1), j%s;",
+			  cnt, m, buf, n->fe_sort_col, n->fe_sort_dir,
+			  stat_op_name(n->fe_sort_agg ? n->fe_sort_agg : "@count"), cnt);
 		emit_line(em, "for (j%s = 0; j%s < %s; j%s++) {", cnt, cnt, cnt, cnt);
 		em->indent++;
 		emit_line(em, "%s = %s[j%s];", e, buf, cnt);
@@ -719,22 +803,9 @@ void emit_foreach(struct emitter *em, struct node *n, void (*body)(struct emitte
 	if (lim)
 		emit_line(em, "if (%s >= %s)\n%*s\tbreak;", idx, lim, em->indent, "");
 	emit_line(em, "%s++;", idx);
-	emit_line(em, "if (unlikely(--c->actionremaining < 0))");
-	em->indent++;
-	emit_fail(em, "MAXACTION exceeded", n);
-	em->indent--;
+	foreach_charge(em, n);
 	bind_foreach_vars(em, n, s, m, e);
-	em->brk = brk;
-	em->cont = cont;
-	body(em, n->body);
-	em->brk = save_brk;
-	em->cont = save_cont;
-	emit_line(em, "%s: __attribute__((unused));", cont);
-	em->indent--;
-	emit_line(em, "}");
-	em->indent--;
-	emit_line(em, "}");
-	emit_line(em, "%s: __attribute__((unused));", brk);
+	foreach_body(em, n, body, brk, cont);
 }
 
 /* ---- stap prints globals that are written but never read when the session ends ---- */

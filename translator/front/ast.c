@@ -81,3 +81,13 @@ struct node *clone_node(const struct node *n)
 		c->catch_var = new_symbol(n->catch_var->name, SYM_LOCAL, n->catch_var->loc);
 	return c;
 }
+
+void visit_children(struct node *n, void (*fn)(struct node *, void *), void *arg)
+{
+	struct node *kids[] = { n->lhs, n->rhs, n->cond, n->then, n->els, n->init, n->inc,
+				n->body, n->catch_body, n->args, n->fe_limit };
+
+	for (size_t i = 0; i < ARRAY_LEN(kids); i++)
+		if (kids[i])
+			fn(kids[i], arg);
+}

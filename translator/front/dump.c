@@ -179,6 +179,15 @@ void dump_expr(struct strbuf *sb, const struct node *n)
 		dump_expr(sb, n->lhs);
 		sb_putc(sb, ')');
 		break;
+	case N_EMBED:
+		sb_printf(sb, "%%{%s%%}", n->str);
+		break;
+	case N_BUCKET:
+		dump_expr(sb, n->lhs);
+		sb_putc(sb, '[');
+		dump_expr(sb, n->rhs);
+		sb_putc(sb, ']');
+		break;
 	default:
 		sb_puts(sb, "?");
 		break;

@@ -91,6 +91,7 @@ enum node_kind {
 	N_IN,		/* k in arr, [k1,k2] in arr */
 	N_STATOP,	/* @count(x) @sum @min @max @avg @variance */
 	N_HIST,		/* @hist_linear(x, lo, hi, step), @hist_log(x) */
+	N_BUCKET,	/* @hist_log(x)[i] and i in @hist_log(x): lhs the N_HIST, rhs i */
 	N_TARGET,	/* $var, $var->f, $$parms ... */
 	N_DEFINED,	/* @defined(expr) */
 	N_ENTRY,	/* @entry(expr) */
@@ -102,7 +103,7 @@ enum node_kind {
 	N_IF,
 	N_WHILE,
 	N_FOR,
-	N_FOREACH,
+	N_FOREACH,	/* lhs: the array (N_VAR), a slice (N_INDEX) or buckets (N_HIST) */
 	N_BREAK,
 	N_CONTINUE,
 	N_NEXT,
@@ -147,6 +148,7 @@ struct node {
 	struct symbol *fe_value;	/* v = [..] in arr */
 	int fe_sort_col;	/* 0 none, -1 value, 1..n key column */
 	int fe_sort_dir;	/* +1 ascending, -1 descending */
+	const char *fe_sort_agg;	/* in s @sum+: the aggregate a statistics array sorts by */
 	struct node *fe_limit;
 
 	/* print family */
@@ -251,6 +253,10 @@ struct function {
 	const char *embedded;	/* %{ %} body */
 	bool is_private;
 	bool pure;		/* embedded C marked /+ pure +/ */
+	int priority;		/* function f():N; 0 in the script, 1 in tapsets by default */
+	bool can_next;		/* its body has a next (or STAP_NEXT): it may fall through */
+	struct function *overload;	/* the next overload 'next' falls to (elaborate.c) */
+	bool reached;		/* a call runs it (not only a later overload's check) */
 	bool used;
 	bool emitted_decl;
 	int ntemps_str;
@@ -317,6 +323,9 @@ struct node *clone_node(const struct node *n);
 /* A component's literal argument: a string (else NULL), or a number (else false). */
 const char *pp_component_arg_str(const struct pp_component *c);
 bool pp_component_arg_num(const struct pp_component *c, int64_t *out);
+/* fn on each subtree under n (operands, branches, bodies, arguments, a foreach's limit),
+ * each a list; not on n->next */
+void visit_children(struct node *n, void (*fn)(struct node *, void *), void *arg);
 
 /* dump.c: the tree as script text, for -p1, -p2 and messages */
 void dump_file(FILE *out, const struct file *f);

@@ -362,6 +362,30 @@ static struct node *parse_target(struct parser *p, bool address_of)
 	return parse_target_suffix(p, n);
 }
 
+/* A histogram's bucket: @hist_log(x)[i] (stap gives its count) */
+static struct node *new_bucket(struct node *hist, struct node *index)
+{
+	struct node *b = arena_alloc(sizeof(*b));
+
+	b->kind = N_BUCKET;
+	b->loc = hist->loc;
+	b->near = hist->near;
+	b->lhs = hist;
+	b->rhs = index;
+	b->type = TY_LONG;
+	return b;
+}
+
+static struct node *parse_bucket(struct parser *p, struct node *hist)
+{
+	struct node *index;
+
+	advance(p);
+	index = parse_expr(p);
+	expect(p, "]", "after the histogram bucket number");
+	return new_bucket(hist, index);
+}
+
 static struct node *parse_at_op(struct parser *p)
 {
 	struct token *t = advance(p);
@@ -392,6 +416,8 @@ static struct node *parse_at_op(struct parser *p)
 				 linear ? "four arguments (value, low, high, step)" : "one argument");
 		n->lhs = n->args;
 		n->args = n->args ? n->args->next : NULL;
+		if (at(p, "["))
+			return parse_bucket(p, n);
 		return n;
 	}
 	if (!strcmp(name, "@defined") || !strcmp(name, "@entry")) {
@@ -422,6 +448,18 @@ static struct node *parse_at_op(struct parser *p)
 	}
 	perr(p, t->loc, "unknown operator '%s'", name);
 	return new_node(N_NUM, t);
+}
+
+/* %{ C %} as a value (guru): a long, or a string when marked / * string * / */
+static struct node *parse_embedded_expr(struct parser *p)
+{
+	struct token *t = advance(p);
+	struct node *n = new_node(N_EMBED, t);
+
+	n->str = t->str;
+	n->type = strstr(t->str, "/* string */") ? TY_STRING : TY_LONG;
+	n->near = "embedded-code";
+	return n;
 }
 
 static struct node *parse_value(struct parser *p)
@@ -456,6 +494,8 @@ static struct node *parse_value(struct parser *p)
 	}
 	if (t->kind == TK_AT)
 		return parse_at_op(p);
+	if (t->kind == TK_EMBEDDED)
+		return parse_embedded_expr(p);
 	if (t->kind == TK_IDENT && !is_keyword(t)) {
 		advance(p);
 		if (at(p, "("))
@@ -609,6 +649,13 @@ static struct node *parse_comparison(struct parser *p)
 static struct node *parse_in_rhs(struct parser *p, struct node *n)
 {
 	struct token *arr = peek(p);
+
+	/* i in @hist_log(x) is its bucket's count, as stap has it */
+	if (tok_is(arr, "@hist_linear") || tok_is(arr, "@hist_log")) {
+		if (n->nargs != 1)
+			perr(p, n->loc, "a histogram bucket takes one number");
+		return new_bucket(parse_at_op(p), n->args);
+	}
 
 	if (arr->kind != TK_IDENT || is_keyword(arr)) {
 		perr(p, arr->loc, "expected an array name after 'in', found %s",
@@ -806,16 +853,26 @@ static void set_sort(struct parser *p, struct node *n, int col, int dir, struct 
 	n->fe_sort_dir = dir;
 }
 
-/* foreach ([v =] k[+-] | [k1, k2-] [+-] in arr[+-] [limit N]) stmt */
-static struct node *parse_foreach(struct parser *p)
+/* The value's variable and its sort mark: v = ..., v+ = ..., v- = ... */
+static void parse_foreach_value(struct parser *p, struct node *n)
 {
-	struct node *n = new_node(N_FOREACH, advance(p));
+	struct token *t = peek(p), *after = t->next;
+	struct loc loc;
 
-	expect(p, "(", "after 'foreach'");
-	if (peek(p)->kind == TK_IDENT && tok_is(peek(p)->next, "=")) {
-		n->fe_value = foreach_var(p);
-		advance(p);
-	}
+	if (t->kind != TK_IDENT || is_keyword(t))
+		return;
+	if ((tok_is(after, "+") || tok_is(after, "-")) && tok_is(after->next, "="))
+		after = after->next;
+	if (!tok_is(after, "="))
+		return;
+	n->fe_value = foreach_var(p);
+	loc = peek(p)->loc;
+	set_sort(p, n, -1, parse_sort_mark(p), loc);
+	advance(p);
+}
+
+static void parse_foreach_keys(struct parser *p, struct node *n)
+{
 	if (accept(p, "[")) {
 		do {
 			struct loc loc = peek(p)->loc;
@@ -834,30 +891,63 @@ static struct node *parse_foreach(struct parser *p)
 		n->fe_keys[n->fe_nkeys++] = foreach_var(p);
 		set_sort(p, n, 1, parse_sort_mark(p), loc);
 	}
+}
+
+/* in arr, arr[k, *], @hist_log(x), then [@count..@variance] and a sort mark */
+static bool parse_foreach_source(struct parser *p, struct node *n)
+{
+	struct token *arr = peek(p);
+	struct loc loc;
+
+	if (tok_is(arr, "@hist_linear") || tok_is(arr, "@hist_log")) {
+		n->lhs = parse_at_op(p);
+	} else if (arr->kind == TK_IDENT) {
+		advance(p);
+		n->lhs = new_node(N_VAR, arr);
+		n->lhs->name = ident_text(arr);
+		if (at(p, "["))
+			n->lhs = parse_index(p, n->lhs);
+	} else {
+		perr(p, arr->loc, "expected an array name after 'in', found %s", tok_describe(arr));
+		sync_after_error(p);
+		return false;
+	}
+	loc = peek(p)->loc;
+	if (peek(p)->kind == TK_AT && n->lhs->kind != N_HIST) {
+		struct token *op = advance(p);
+		static const char *const aggs[] = { "@count", "@sum", "@min", "@max", "@avg",
+						    "@variance" };
+
+		for (size_t i = 0; i < ARRAY_LEN(aggs); i++)
+			if (tok_is(op, aggs[i]))
+				n->fe_sort_agg = aggs[i];
+		if (!n->fe_sort_agg)
+			perr(p, op->loc, "expected @count, @sum, @min, @max, @avg or @variance, "
+				 "found %s", tok_describe(op));
+		if (!at(p, "+") && !at(p, "-"))
+			perr(p, peek(p)->loc, "expected '+' or '-' after %s, found %s",
+				 ident_text(op), tok_describe(peek(p)));
+	}
+	set_sort(p, n, -1, parse_sort_mark(p), loc);
+	return true;
+}
+
+/* foreach ([v[+-] =] k[+-] | [k1, k2-] in arr[slice] [@agg][+-] [limit N]) stmt */
+static struct node *parse_foreach(struct parser *p)
+{
+	struct node *n = new_node(N_FOREACH, advance(p));
+
+	expect(p, "(", "after 'foreach'");
+	parse_foreach_value(p, n);
+	parse_foreach_keys(p, n);
 	if (!at_keyword(p, "in")) {
 		perr(p, peek(p)->loc, "expected 'in' in foreach, found %s", tok_describe(peek(p)));
 		sync_after_error(p);
 		return n;
 	}
 	advance(p);
-	{
-		struct token *arr = peek(p);
-		struct loc loc;
-
-		if (arr->kind != TK_IDENT) {
-			perr(p, arr->loc, "expected an array name after 'in', found %s",
-				 tok_describe(arr));
-			sync_after_error(p);
-			return n;
-		}
-		advance(p);
-		n->lhs = new_node(N_VAR, arr);
-		n->lhs->name = ident_text(arr);
-		if (at(p, "["))
-			n->lhs = parse_index(p, n->lhs);
-		loc = peek(p)->loc;
-		set_sort(p, n, -1, parse_sort_mark(p), loc);
-	}
+	if (!parse_foreach_source(p, n))
+		return n;
 	if (at_keyword(p, "limit")) {
 		advance(p);
 		n->fe_limit = parse_expr(p);
@@ -1138,6 +1228,20 @@ static enum type parse_type_suffix(struct parser *p)
 	return TY_UNKNOWN;
 }
 
+/* function f() :N { }: the order same-arity overloads run in, lowest first */
+static void parse_priority(struct parser *p, struct function *fn)
+{
+	struct token *t = peek(p);
+
+	if (t->kind != TK_NUM) {
+		perr(p, t->loc, "expected a function priority (a number) after ':', found %s",
+			 tok_describe(t));
+		return;
+	}
+	advance(p);
+	fn->priority = (int)t->num;
+}
+
 static void parse_function(struct parser *p, bool is_private)
 {
 	struct token *kw = advance(p), *name = peek(p);
@@ -1171,6 +1275,9 @@ static void parse_function(struct parser *p, bool is_private)
 		}
 		advance(p);
 		s = new_symbol(ident_text(pt), SYM_PARAM, pt->loc);
+		for (struct symbol *q = head.next; q; q = q->next)
+			if (!strcmp(q->name, s->name))
+				perr(p, pt->loc, "duplicate parameter name '%s'", s->name);
 		s->type = parse_type_suffix(p);
 		s->arity = 0;
 		s->index = fn->nparams++;
@@ -1183,11 +1290,15 @@ static void parse_function(struct parser *p, bool is_private)
 		return;
 	}
 	fn->params = head.next;
+	fn->priority = p->src->is_tapset;
+	if (accept(p, ":"))
+		parse_priority(p, fn);
 	if (peek(p)->kind == TK_EMBEDDED) {
 		struct token *e = advance(p);
 
 		fn->embedded = e->str;
 		fn->pure = strstr(e->str, "/* pure */") != NULL;
+		fn->can_next = strstr(e->str, "STAP_NEXT") != NULL;
 	} else {
 		fn->body = parse_block(p);
 	}

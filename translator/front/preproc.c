@@ -136,15 +136,79 @@ static bool is_compare_op(const struct token *t)
 
 static bool cond_or(struct pp *pp, struct token **rest, struct token *tok);
 
-/* string comparisons: == and != match shell globs, as stap's do */
-static bool compare_strings(const char *have, const char *op, const char *want, bool version)
+/* How a condition's left side compares, as stap's preprocessor has it. */
+enum pp_cmp {
+	CMP_NUM,	/* $#, $N that is a number, a number */
+	CMP_VERSION,	/* kernel_v, kernel_vr, systemtap_v: any operator; == and != glob */
+	CMP_GLOB,	/* arch, runtime, CONFIG_*: only == and !=, globs */
+	CMP_EXACT,	/* systemtap_privilege: only == and !=, as written */
+	CMP_STRING,	/* a string, @N, @#: any operator, byte order */
+};
+
+static bool compare_strings(const char *have, const char *op, const char *want,
+			    enum pp_cmp how)
 {
-	if (!strcmp(op, "==") || !strcmp(op, "!=")) {
+	bool equality = !strcmp(op, "==") || !strcmp(op, "!=");
+
+	if (equality && (how == CMP_VERSION || how == CMP_GLOB)) {
 		bool eq = fnmatch(want, have, 0) == 0;
 
 		return !strcmp(op, "==") ? eq : !eq;
 	}
-	return compare_result(version ? version_cmp(have, want) : strcmp(have, want), op);
+	return compare_result(how == CMP_VERSION ? version_cmp(have, want) : strcmp(have, want),
+			      op);
+}
+
+/* An operator the left side does not take: one error at the operator. */
+static bool bad_operator(enum pp_cmp how, const struct token *op, const struct token *rhs)
+{
+	bool equality = tok_is(op, "==") || tok_is(op, "!=");
+
+	if ((how == CMP_GLOB || how == CMP_EXACT) && !equality) {
+		error_at(op->loc, "expected '==' or '!='");
+		return true;
+	}
+	if (how == CMP_VERSION && !equality && rhs->kind == TK_STR &&
+	    strpbrk(rhs->str, "*?[")) {
+		error_at(op->loc, "wildcard not allowed with order comparison operators");
+		return true;
+	}
+	return false;
+}
+
+/* A named condition's value (kernel_v, arch, CONFIG_* ...), or NULL with numeric set. */
+static const char *named_condition(struct pp *pp, const struct token *tok, enum pp_cmp *how,
+				   int64_t *num)
+{
+	char *name = arena_strndup(tok->text, tok->len);
+	static const struct {
+		const char *name;
+		enum pp_cmp how;
+	} names[] = {
+		{ "kernel_v", CMP_VERSION }, { "kernel_vr", CMP_VERSION },
+		{ "systemtap_v", CMP_VERSION }, { "arch", CMP_GLOB }, { "runtime", CMP_GLOB },
+		{ "systemtap_privilege", CMP_EXACT }, { "guru_mode", CMP_NUM },
+	};
+	const char *values[] = {
+		pp->env->kernel_v, pp->env->kernel_vr,
+		"4.8",	/* the stap language level utap implements */
+		pp->env->arch, "kernel", "stapdev", NULL,
+	};
+
+	if (!strncmp(name, "CONFIG_", 7)) {
+		*how = CMP_GLOB;
+		return kconfig_value(pp, name);
+	}
+	for (size_t i = 0; i < ARRAY_LEN(names); i++)
+		if (!strcmp(name, names[i].name)) {
+			*how = names[i].how;
+			*num = pp->env->guru;
+			return values[i];
+		}
+	error_at(tok->loc, "unknown preprocessor condition '%s' (expected kernel_v, "
+		 "kernel_vr, arch, runtime, systemtap_v, guru_mode, CONFIG_*, $# or @#)", name);
+	*how = CMP_STRING;
+	return "";
 }
 
 static bool cond_atom_inner(struct pp *pp, struct token **rest, struct token *tok);
@@ -170,9 +234,8 @@ static bool cond_atom_inner(struct pp *pp, struct token **rest, struct token *to
 {
 	const char *have = NULL, *op;
 	struct token *rhs;
-	bool version = false;
+	enum pp_cmp how = CMP_STRING;
 	int64_t nhave = 0;
-	bool numeric = false;
 
 	if (tok_is(tok, "(")) {
 		bool v = cond_or(pp, &tok, tok->next);
@@ -191,37 +254,13 @@ static bool cond_atom_inner(struct pp *pp, struct token **rest, struct token *to
 		return !v;
 	}
 	if (tok->kind == TK_IDENT) {
-		char *name = arena_strndup(tok->text, tok->len);
-
-		if (!strcmp(name, "kernel_v")) {
-			have = pp->env->kernel_v;
-			version = true;
-		} else if (!strcmp(name, "kernel_vr")) {
-			have = pp->env->kernel_vr;
-			version = true;
-		} else if (!strcmp(name, "systemtap_v")) {
-			have = "4.8";	/* the stap language level utap implements */
-			version = true;
-		} else if (!strcmp(name, "arch")) {
-			have = pp->env->arch;
-		} else if (!strcmp(name, "runtime")) {
-			have = "kernel";
-		} else if (!strcmp(name, "systemtap_privilege")) {
-			have = "stapdev";
-		} else if (!strcmp(name, "guru_mode")) {
-			numeric = true;
-			nhave = pp->env->guru;
-		} else if (!strncmp(name, "CONFIG_", 7)) {
-			have = kconfig_value(pp, name);
-		} else {
-			error_at(tok->loc, "unknown preprocessor condition '%s' (expected kernel_v, "
-				 "kernel_vr, arch, runtime, systemtap_v, guru_mode, CONFIG_*, $# or @#)",
-				 name);
-			have = "";
-		}
-	} else if (tok_is(tok, "$#") || tok_is(tok, "@#")) {
-		numeric = true;
+		have = named_condition(pp, tok, &how, &nhave);
+	} else if (tok_is(tok, "$#")) {
+		how = CMP_NUM;
 		nhave = pp->env->nargs;
+	} else if (tok_is(tok, "@#")) {
+		/* @# is the count as a string, as @N is the argument as one */
+		have = arena_printf("%d", pp->env->nargs);
 	} else if ((tok->kind == TK_TARGET || tok->kind == TK_AT) && tok->len > 1 &&
 		   tok->text[1] >= '0' && tok->text[1] <= '9') {
 		/* $N compares as a number when it is one, @N always as a string */
@@ -235,11 +274,14 @@ static bool cond_atom_inner(struct pp *pp, struct token **rest, struct token *to
 			arg = "";
 		}
 		nhave = strtoll(arg, &end, 0);
-		numeric = tok->text[0] == '$' && *arg && !*end;
+		if (tok->text[0] == '$' && *arg && !*end)
+			how = CMP_NUM;
 		have = arg;
 	} else if (tok->kind == TK_NUM) {
-		numeric = true;
+		how = CMP_NUM;
 		nhave = tok->num;
+	} else if (tok->kind == TK_STR) {
+		have = tok->str;
 	} else {
 		error_at(tok->loc, "expected a preprocessor condition, found %s", tok_describe(tok));
 		*rest = tok->kind == TK_EOF ? tok : tok->next;
@@ -255,7 +297,7 @@ static bool cond_atom_inner(struct pp *pp, struct token **rest, struct token *to
 	op = arena_strndup(tok->text, tok->len);
 	rhs = tok->next;
 	*rest = rhs->kind == TK_EOF ? rhs : rhs->next;
-	if (numeric) {
+	if (how == CMP_NUM) {
 		if (rhs->kind != TK_NUM) {
 			error_at(rhs->loc, "expected a number, found %s", tok_describe(rhs));
 			return false;
@@ -266,7 +308,9 @@ static bool cond_atom_inner(struct pp *pp, struct token **rest, struct token *to
 		error_at(rhs->loc, "expected a string, found %s", tok_describe(rhs));
 		return false;
 	}
-	return compare_strings(have, op, rhs->str, version);
+	if (bad_operator(how, tok, rhs))
+		return false;
+	return compare_strings(have, op, rhs->str, how);
 }
 
 static bool cond_and(struct pp *pp, struct token **rest, struct token *tok)

@@ -170,19 +170,31 @@ static struct file *all_files(struct session *s)
 	return &head;
 }
 
+/*
+ * The overloads of name with nargs parameters visible from a file, in the
+ * order a call tries them: by priority, then as declared (the script's
+ * before the tapsets'). Each one's 'overload' is the one after it.
+ */
 static struct function *find_function(struct session *s, const char *name, int nargs,
 				      const struct source *from, bool *name_exists)
 {
+	struct function *first = NULL, **tail;
+
 	*name_exists = false;
 	for (struct file *f = all_files(s); f; f = f->next)
 		for (struct function *fn = f->functions; fn; fn = fn->next) {
 			if (strcmp(fn->name, name) || !visible(fn->src, fn->is_private, from))
 				continue;
 			*name_exists = true;
-			if (fn->nparams == nargs)
-				return fn;
+			if (fn->nparams != nargs)
+				continue;
+			for (tail = &first; *tail && (*tail)->priority <= fn->priority;
+			     tail = &(*tail)->overload)
+				;
+			fn->overload = *tail;
+			*tail = fn;
 		}
-	return NULL;
+	return first;
 }
 
 static struct global *find_global(struct session *s, const char *name,
@@ -297,7 +309,9 @@ static void resolve_call(struct session *s, struct scope *sc, struct node *n)
 		return;
 	}
 	n->fn = fn;
-	resolve_function(s, fn);
+	/* every same-arity overload is checked, as stap does; unreached ones are dropped later */
+	for (; fn; fn = fn->overload)
+		resolve_function(s, fn);
 }
 
 static void resolve_array_ref(struct session *s, struct scope *sc, struct node *arr, int arity)
@@ -315,7 +329,14 @@ static void resolve_foreach(struct session *s, struct scope *sc, struct node *n)
 	struct node *arr = n->lhs->kind == N_INDEX ? n->lhs->lhs : n->lhs;
 	bool was_loop = sc->in_loop;
 
-	resolve_array_ref(s, sc, arr, n->fe_nkeys);
+	if (n->lhs->kind == N_HIST) {
+		/* foreach (b in @hist_log(x)): b runs over the bucket numbers */
+		if (n->fe_nkeys != 1)
+			error_at(n->lhs->loc, "foreach over histogram buckets takes one variable");
+		resolve_node(s, sc, n->lhs);
+	} else {
+		resolve_array_ref(s, sc, arr, n->fe_nkeys);
+	}
 	if (n->lhs->kind == N_INDEX)
 		resolve_list(s, sc, n->lhs->args);
 	for (int i = 0; i < n->fe_nkeys; i++) {
@@ -535,7 +556,10 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n)
 		resolve_node(s, sc, n->lhs);
 		return;
 	case N_NEXT:
-		if (!sc->in_probe)
+		/* in a function it falls through to the next overload (stap 4.x) */
+		if (sc->fn)
+			sc->fn->can_next = true;
+		else if (!sc->in_probe)
 			error_at(n->loc, "'next' is only allowed in a probe body");
 		return;
 	case N_RETURN:
@@ -948,12 +972,45 @@ static void check_duplicate_globals(struct session *s)
 				error_at(h->sym->loc, "duplicate global '%s'", h->sym->name);
 				note_at(g->sym->loc, "first declared here");
 			}
-	for (struct function *f = s->user_file->functions; f; f = f->next)
-		for (struct function *h = f->next; h; h = h->next)
-			if (!strcmp(f->name, h->name) && f->nparams == h->nparams) {
-				error_at(h->loc, "duplicate function '%s'", h->name);
-				note_at(f->loc, "first defined here");
-			}
+}
+
+/* ---- overloads no call reaches ---- */
+
+static void reach_function(struct function *fn);
+
+static void reach_node(struct node *n, void *unused)
+{
+	for (; n; n = n->next) {
+		if (n->kind == N_CALL)
+			for (struct function *fn = n->fn; fn; fn = fn->can_next ? fn->overload : NULL)
+				reach_function(fn);
+		visit_children(n, reach_node, unused);
+	}
+}
+
+static void reach_function(struct function *fn)
+{
+	if (fn->reached)
+		return;
+	fn->reached = true;
+	reach_node(fn->body, NULL);
+}
+
+/* An overload after one that never says 'next' is type-checked but not built or listed. */
+static void drop_unreached(struct session *s)
+{
+	struct function **tail = &s->functions;
+
+	for (struct derived_probe *d = s->derived; d; d = d->next) {
+		reach_node(d->body, NULL);
+		reach_node(d->cond, NULL);
+	}
+	while (*tail) {
+		if ((*tail)->reached)
+			tail = &(*tail)->next_used;
+		else
+			*tail = (*tail)->next_used;
+	}
 }
 
 int elaborate(struct session *s)
@@ -1002,7 +1059,8 @@ int elaborate(struct session *s)
 	}
 	collect_globals(s);
 	collect_embeds(s);
-	if (diag_errors)
+	if (diag_errors || infer_types(s))
 		return -1;
-	return infer_types(s);
+	drop_unreached(s);
+	return 0;
 }

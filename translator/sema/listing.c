@@ -112,7 +112,17 @@ static void dump_used_functions(struct strbuf *sb, struct function *list)
 void dump_session(FILE *out, const struct session *s)
 {
 	struct strbuf sb = { 0 };
+	bool embedded = false;
 
+	/* the script's own top-level %{ %}, as written (stap leaves out the tapsets') */
+	for (const struct embed *e = s->embeds; e; e = e->next) {
+		if (e->loc.src != s->user_file->src)
+			continue;
+		if (!embedded)
+			sb_puts(&sb, "# global embedded code\n");
+		embedded = true;
+		sb_printf(&sb, "%%{%s%%}\n", e->code);
+	}
 	if (s->globals)
 		sb_puts(&sb, "# globals\n");
 	for (const struct global *g = s->globals; g; g = g->next_used) {

@@ -95,6 +95,31 @@ static enum type infer_index(struct node *n, enum type want)
 	return s->type;
 }
 
+/* Two slots that must end up the same type (one error if they differ). */
+static void unify_both(enum type *a, enum type *b, struct loc loc, const char *what)
+{
+	if (*a == TY_UNKNOWN)
+		unify(a, *b, loc, what);
+	else
+		unify(b, *a, loc, what);
+}
+
+/* A call's same-arity overloads take its arguments and give its value, reached or not. */
+static void unify_overloads(struct function *fn, struct node *call)
+{
+	for (struct function *o = fn->overload; o; fn = o, o = o->overload) {
+		struct symbol *p = fn->params, *q = o->params;
+
+		for (struct node *a = call->args; a && p && q; a = a->next, p = p->next, q = q->next) {
+			const char *what = arena_printf("argument '%s' of function '%s'", q->name,
+							o->name);
+
+			unify_both(&p->type, &q->type, a->loc, what);
+		}
+		unify_both(&fn->ret, &o->ret, call->loc, arena_printf("the value of '%s'", o->name));
+	}
+}
+
 static enum type infer_call(struct node *n, enum type want)
 {
 	struct function *fn = n->fn;
@@ -113,6 +138,7 @@ static enum type infer_call(struct node *n, enum type want)
 	}
 	if (want != TY_UNKNOWN && want != TY_STATS)
 		unify(&fn->ret, want, n->loc, arena_printf("the value of '%s'", fn->name));
+	unify_overloads(fn, n);
 	return fn->ret;
 }
 
@@ -263,10 +289,31 @@ static enum type infer_compare(struct node *n)
 	return TY_LONG;
 }
 
+/* A bucket number and, bound, the bucket's count: both long. */
+static void infer_foreach_hist(struct node *n)
+{
+	infer(n->lhs, TY_UNKNOWN);
+	if (n->fe_keys[0])
+		unify(&n->fe_keys[0]->type, TY_LONG, n->fe_keys[0]->loc, sym_what(n->fe_keys[0]));
+	if (n->fe_value)
+		unify(&n->fe_value->type, TY_LONG, n->fe_value->loc, sym_what(n->fe_value));
+	if (n->fe_limit)
+		expect_type(n->fe_limit, TY_LONG, "the foreach limit");
+	infer(n->body, TY_UNKNOWN);
+}
+
 static void infer_foreach(struct node *n)
 {
 	struct node *arr = n->lhs->kind == N_INDEX ? n->lhs->lhs : n->lhs;
 	struct symbol *s = arr->sym;
+
+	if (n->lhs->kind == N_HIST) {
+		infer_foreach_hist(n);
+		return;
+	}
+	if (n->fe_sort_agg && s && s->type != TY_STATS && s->type != TY_UNKNOWN && checking)
+		error_at(arr->loc, "foreach sorts by %s only over a statistics array",
+			 n->fe_sort_agg);
 
 	if (n->lhs->kind == N_INDEX)
 		infer_keys(s, n->lhs->args);
@@ -382,6 +429,12 @@ static enum type infer_node(struct node *n, enum type want)
 		for (struct node *a = n->args; a; a = a->next)
 			expect_type(a, TY_LONG, "a histogram parameter");
 		return TY_UNKNOWN;
+	case N_BUCKET:
+		infer(n->lhs, TY_UNKNOWN);
+		expect_type(n->rhs, TY_LONG, "a histogram bucket number");
+		return TY_LONG;
+	case N_EMBED:
+		return n->type;	/* an expression's type is set by the parser; a statement's unknown */
 	case N_BLOCK:
 		infer_list(n->body);
 		return TY_UNKNOWN;
