@@ -1041,37 +1041,158 @@ static const char *parse_component_name(struct parser *p)
 	return name;
 }
 
-static struct probe_point *parse_probe_point(struct parser *p)
+/*
+ * Probe point sets: a component may be a brace set of whole points,
+ * kernel.{function("a"), trace("b")}.return, nested to any depth. As in
+ * stap, the parser expands them, so later passes see plain points in
+ * the order written.
+ */
+#define PP_MAX_EXPANSION 4096
+
+/* A fresh copy of the components of a followed by those of b */
+static struct pp_component *concat_components(const struct pp_component *a,
+					      const struct pp_component *b)
 {
-	struct probe_point *pp = arena_alloc(sizeof(*pp));
 	struct pp_component head = { 0 }, *cur = &head;
 
-	pp->loc = peek(p)->loc;
-	do {
-		struct pp_component *c = arena_alloc(sizeof(*c));
-
-		c->name = parse_component_name(p);
-		if (!c->name)
-			return NULL;
-		if (accept(p, "(")) {
-			c->arg = parse_pp_literal(p);
-			if (!c->arg || !expect(p, ")", "after a probe point argument"))
-				return NULL;
+	for (const struct pp_component *c = a; c || b; c = c->next) {
+		if (!c) {
+			c = b;
+			b = NULL;
 		}
-		cur = cur->next = c;
-	} while (accept(p, "."));
-	pp->comps = head.next;
-	if (accept(p, "?"))
-		pp->optional = true;
-	else if (accept(p, "!"))
-		pp->optional = pp->sufficient = true;
-	if (at_keyword(p, "if")) {
-		advance(p);
-		expect(p, "(", "after 'if' in a probe condition");
-		pp->cond = parse_expr(p);
-		expect(p, ")", "after the probe condition");
+		cur = cur->next = arena_alloc(sizeof(*cur));
+		*cur = *c;
+		cur->next = NULL;
 	}
-	return pp;
+	return head.next;
+}
+
+/* Each point of prefixes followed by each point of tails, in that order. */
+static struct probe_point *cross_points(struct parser *p, struct probe_point *prefixes,
+					const struct probe_point *tails)
+{
+	struct probe_point head = { 0 }, *cur = &head;
+	int n = 0;
+
+	for (const struct probe_point *a = prefixes; a; a = a->next) {
+		for (const struct probe_point *b = tails; b; b = b->next) {
+			if (++n > PP_MAX_EXPANSION) {
+				perr(p, a->loc, "probe point set expands to more than %d points",
+				     PP_MAX_EXPANSION);
+				return NULL;
+			}
+			cur = cur->next = arena_alloc(sizeof(*cur));
+			*cur = *b;
+			cur->loc = a->loc;
+			cur->next = NULL;
+			cur->comps = concat_components(a->comps, b->comps);
+		}
+	}
+	return head.next;
+}
+
+static struct probe_point *parse_probe_point_list(struct parser *p);
+
+/* { point, point, ... } as a list of points */
+static struct probe_point *parse_point_set(struct parser *p)
+{
+	struct probe_point *set;
+
+	if (!nest_enter(p))
+		return NULL;
+	advance(p);
+	set = parse_probe_point_list(p);
+	p->depth--;
+	if (set && !expect(p, "}", "after a probe point set"))
+		return NULL;
+	return set;
+}
+
+static struct pp_component *parse_component(struct parser *p)
+{
+	struct pp_component *c = arena_alloc(sizeof(*c));
+
+	c->name = parse_component_name(p);
+	if (!c->name)
+		return NULL;
+	if (accept(p, "(")) {
+		c->arg = parse_pp_literal(p);
+		if (!c->arg || !expect(p, ")", "after a probe point argument"))
+			return NULL;
+	}
+	return c;
+}
+
+/* A component or a set, appended to every point so far. */
+static struct probe_point *parse_point_step(struct parser *p, struct probe_point *points)
+{
+	struct probe_point one = { .loc = points->loc };
+
+	if (at(p, "{"))
+		return cross_points(p, points, parse_point_set(p));
+	one.comps = parse_component(p);
+	if (!one.comps)
+		return NULL;
+	return cross_points(p, points, &one);
+}
+
+/* ? or ! after a point or a set; a point of the set may not have its own */
+static bool parse_point_marker(struct parser *p, struct probe_point *points)
+{
+	struct token *t = peek(p);
+	bool sufficient = at(p, "!");
+
+	if (!at(p, "?") && !sufficient)
+		return true;
+	advance(p);
+	for (struct probe_point *pp = points; pp; pp = pp->next) {
+		if (pp->optional) {
+			perr(p, t->loc, "'?' or '!' given twice for probe point '%s'",
+			     pp_string(pp));
+			return false;
+		}
+		pp->optional = true;
+		pp->sufficient = sufficient;
+	}
+	return true;
+}
+
+static bool parse_point_cond(struct parser *p, struct probe_point *points)
+{
+	struct token *t = peek(p);
+	struct node *cond;
+
+	if (!at_keyword(p, "if"))
+		return true;
+	advance(p);
+	expect(p, "(", "after 'if' in a probe condition");
+	cond = parse_expr(p);
+	expect(p, ")", "after the probe condition");
+	for (struct probe_point *pp = points; pp; pp = pp->next) {
+		if (pp->cond) {
+			perr(p, t->loc, "a condition given twice for probe point '%s'",
+			     pp_string(pp));
+			return false;
+		}
+		pp->cond = cond;
+	}
+	return true;
+}
+
+/* One point as written, expanded to the list of points its sets stand for. */
+static struct probe_point *parse_probe_point(struct parser *p)
+{
+	struct probe_point *points = arena_alloc(sizeof(*points));
+
+	points->loc = peek(p)->loc;
+	do {
+		points = parse_point_step(p, points);
+		if (!points)
+			return NULL;
+	} while (accept(p, "."));
+	if (!parse_point_marker(p, points) || !parse_point_cond(p, points))
+		return NULL;
+	return points;
 }
 
 static struct probe_point *parse_probe_point_list(struct parser *p)
@@ -1083,9 +1204,25 @@ static struct probe_point *parse_probe_point_list(struct parser *p)
 
 		if (!pp)
 			return NULL;
-		cur = cur->next = pp;
+		cur->next = pp;
+		while (cur->next)
+			cur = cur->next;
 	} while (accept(p, ","));
 	return head.next;
+}
+
+/*
+ * After a bad probe point the braces around it may not balance (a set left
+ * open or closed twice): skip to the next declaration that starts a line.
+ */
+static void skip_to_declaration(struct parser *p)
+{
+	while (peek(p)->kind != TK_EOF) {
+		advance(p);
+		if (peek(p)->line_start && (at_keyword(p, "probe") || at_keyword(p, "function") ||
+					    at_keyword(p, "global") || at_keyword(p, "private")))
+			return;
+	}
 }
 
 static void parse_probe(struct parser *p)
@@ -1097,7 +1234,7 @@ static void parse_probe(struct parser *p)
 	pr->loc = kw->loc;
 	pr->src = p->src;
 	if (!points) {
-		sync_after_error(p);
+		skip_to_declaration(p);
 		return;
 	}
 	if (at(p, "=") || at(p, "+=")) {

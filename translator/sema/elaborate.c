@@ -698,34 +698,50 @@ static int derive_point(struct session *s, struct probe *probe, struct probe_poi
 /* The outermost alias name (with the point's suffix) being expanded: -l lists it. */
 static const char *alias_listed_pp;
 
+/* The aliases being expanded, innermost first: -p2 prints them after "<-". */
+static const char *alias_origin;
+
+/* "NAME = POINT, POINT <- " and the outer aliases' text */
+static const char *alias_origin_text(const struct probe *alias, const char *outer)
+{
+	struct strbuf sb = { 0 };
+	const char *text;
+
+	dump_probe_head(&sb, alias);
+	sb_puts(&sb, " <- ");
+	sb_puts(&sb, outer ? outer : "");
+	text = arena_strdup(sb.buf);
+	sb_free(&sb);
+	return text;
+}
+
 static int derive_alias(struct session *s, struct probe *probe, struct probe_point *point,
 			struct probe_point *name, struct node *body, struct node *cond,
 			struct probe *alias, const struct pp_component *suffix)
 {
-	const char *saved_listed = alias_listed_pp;
-	int total = 0;
+	const char *saved_listed = alias_listed_pp, *saved_origin = alias_origin;
+	int total = 0, n = 0;
 
 	if (alias_depth == 1)
 		alias_listed_pp = pp_string(with_suffix(name, suffix, false));
+	alias_origin = alias_origin_text(alias, alias_origin);
 
 	for (struct probe_point *t = alias->points; t; t = t->next) {
 		struct probe_point *target = with_suffix(t, suffix, point->optional);
 		struct node *combined = alias->is_epilogue ? block_of(body, alias->body, body->loc) :
 				       block_of(alias->body, body, body->loc);
-		int n;
 
 		n = derive_point(s, probe, target, combined, and_conditions(cond, t->cond), true);
-		if (n < 0) {
-			alias_listed_pp = saved_listed;
-			return -1;
-		}
+		if (n < 0)
+			break;
 		total += n;
 		if (n > 0 && t->sufficient)
 			break;
 	}
 	mark_file_used(s, alias->src);
 	alias_listed_pp = saved_listed;
-	return total;
+	alias_origin = saved_origin;
+	return n < 0 ? -1 : total;
 }
 
 static const struct provider *find_provider(const struct session *s, const struct probe_point *pp)
@@ -766,6 +782,30 @@ static int shortest_alias_suffix(struct session *s, const struct probe_point *po
 					best = n;
 			}
 	return best;
+}
+
+/*
+ * An optional point that fails to resolve (a family's component it does not
+ * have, a bad argument) matches nothing, quietly, as in stap: what it derived
+ * is taken back and its errors are not shown.
+ */
+static int resolve_optional(struct session *s, const struct provider *prov,
+			    struct probe_point *point, struct derived_probe *proto)
+{
+	struct derived_probe **tail = derived_tail;
+	int errors = diag_errors, nderived = s->nderived, n;
+	bool silent = diag_silent;
+
+	diag_silent = true;
+	n = prov->resolve(s, point, proto);
+	diag_silent = silent;
+	if (n >= 0 && diag_errors == errors)
+		return n;
+	diag_errors = errors;
+	*tail = NULL;
+	derived_tail = tail;
+	s->nderived = nderived;
+	return 0;
 }
 
 static int derive_point(struct session *s, struct probe *probe, struct probe_point *point,
@@ -824,7 +864,9 @@ static int derive_point(struct session *s, struct probe *probe, struct probe_poi
 	proto.body = body;
 	proto.cond = cond;
 	proto.listed_pp = aliased ? alias_listed_pp : NULL;
-	return prov->resolve(s, point, &proto);
+	proto.origin = aliased ? alias_origin : NULL;
+	return point->optional ? resolve_optional(s, prov, point, &proto) :
+				 prov->resolve(s, point, &proto);
 }
 
 static void derive_probe(struct session *s, struct probe *probe)
