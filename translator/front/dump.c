@@ -106,6 +106,20 @@ const char *pp_string(const struct probe_point *pp)
 	return s;
 }
 
+/* ->f and [i] after a target variable or a @cast */
+static void dump_target_suffix(struct strbuf *sb, const struct node *a)
+{
+	for (; a; a = a->next) {
+		if (a->op && !strcmp(a->op, "->")) {
+			sb_printf(sb, "->%s", a->str);
+			continue;
+		}
+		sb_putc(sb, '[');
+		dump_expr(sb, a);
+		sb_putc(sb, ']');
+	}
+}
+
 void dump_expr(struct strbuf *sb, const struct node *n)
 {
 	if (!n)
@@ -186,20 +200,13 @@ void dump_expr(struct strbuf *sb, const struct node *n)
 		break;
 	case N_TARGET:
 		sb_printf(sb, "%s%s", n->op ? n->op : "", n->name);
-		for (const struct node *a = n->args; a; a = a->next) {
-			if (a->op && !strcmp(a->op, "->"))
-				sb_printf(sb, "->%s", a->str);
-			else {
-				sb_putc(sb, '[');
-				dump_expr(sb, a);
-				sb_putc(sb, ']');
-			}
-		}
+		dump_target_suffix(sb, n->args);
 		break;
 	case N_CAST:
-		sb_printf(sb, "%s(", n->name);
-		dump_list(sb, n->args, ", ");
+		sb_printf(sb, "%s%s(", n->op ? n->op : "", n->name);
+		dump_list(sb, n->lhs, ", ");
 		sb_putc(sb, ')');
+		dump_target_suffix(sb, n->args);
 		break;
 	case N_DEFINED:
 	case N_ENTRY:

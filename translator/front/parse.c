@@ -362,6 +362,84 @@ static struct node *parse_target(struct parser *p, bool address_of)
 	return parse_target_suffix(p, n);
 }
 
+static struct node *string_node(struct token *t, const char *str)
+{
+	struct node *n = new_node(N_STR, t);
+
+	n->str = str;
+	n->str_len = strlen(str);
+	n->type = TY_STRING;
+	return n;
+}
+
+/* @cast(e, "type", "module") and @var("name", "module"): the call's arguments
+ * in lhs (a list, nargs long), the ->f and [i] after it in args, as for $var */
+static struct node *new_cast(struct token *t, struct node *call_args, int nargs)
+{
+	struct node *n = new_node(N_CAST, t);
+
+	n->name = "@cast";
+	n->lhs = call_args;
+	n->nargs = nargs;
+	return n;
+}
+
+/*
+ * stap's tapset macros over @cast, as the forms they expand to:
+ * @task(p) and @mm(p) cast to the kernel's task_struct and mm_struct;
+ * @cast_sizeof(T) and @cast_module_sizeof(M, T) are &@cast(0, T, M)[1],
+ * the address of element 1 of an array of T at 0.
+ */
+static struct node *parse_cast_macro(struct parser *p, struct token *t, const char *name)
+{
+	struct node *call = parse_args(p, new_node(N_CALL, t), name), *a = call->args;
+	bool module = !strcmp(name, "@cast_module_sizeof");
+	bool task = !strcmp(name, "@task");
+	struct node *n, *zero, *one;
+
+	if (call->nargs != (module ? 2 : 1)) {
+		perr(p, t->loc, "%s takes %s", name, module ? "two arguments" : "one argument");
+		return new_cast(t, NULL, 0);
+	}
+	if (task || !strcmp(name, "@mm")) {
+		a->next = string_node(t, task ? "task_struct" : "mm_struct");
+		a->next->next = string_node(t, task ? "kernel<linux/sched.h>" :
+						      "kernel<linux/mm_types.h>");
+		return parse_target_suffix(p, new_cast(t, a, 3));
+	}
+	zero = new_node(N_NUM, t);
+	zero->type = TY_LONG;
+	zero->next = module ? a->next : a;
+	if (module) {
+		a->next->next = a;
+		a->next = NULL;
+	}
+	n = new_cast(t, zero, module ? 3 : 2);
+	one = new_node(N_NUM, t);
+	one->num = 1;
+	one->type = TY_LONG;
+	one->op = "[";
+	n->args = one;
+	n->op = "&";
+	return n;
+}
+
+static struct node *parse_at_op(struct parser *p);
+
+/* &@cast(...)->f and &@var(...): the address, as &$var is */
+static struct node *parse_cast_address(struct parser *p)
+{
+	struct token *amp = advance(p);
+	struct node *n = parse_at_op(p);
+
+	if (n->kind != N_CAST) {
+		perr(p, amp->loc, "'&' takes a target variable, @cast or @var");
+		return n;
+	}
+	n->op = "&";
+	return n;
+}
+
 static struct node *parse_at_op(struct parser *p)
 {
 	struct token *t = advance(p);
@@ -416,10 +494,15 @@ static struct node *parse_at_op(struct parser *p)
 		return c;
 	}
 	if (!strcmp(name, "@cast") || !strcmp(name, "@var")) {
-		n = parse_args(p, new_node(N_CAST, t), name);
+		struct node *call = parse_args(p, new_node(N_CALL, t), name);
+
+		n = new_cast(t, call->args, call->nargs);
 		n->name = name;
 		return parse_target_suffix(p, n);
 	}
+	if (!strcmp(name, "@task") || !strcmp(name, "@mm") || !strcmp(name, "@cast_sizeof") ||
+	    !strcmp(name, "@cast_module_sizeof"))
+		return parse_cast_macro(p, t, name);
 	perr(p, t->loc, "unknown operator '%s'", name);
 	return new_node(N_NUM, t);
 }
@@ -454,6 +537,8 @@ static struct node *parse_value(struct parser *p)
 		advance(p);
 		return parse_target(p, true);
 	}
+	if (at(p, "&") && t->next->kind == TK_AT)
+		return parse_cast_address(p);
 	if (t->kind == TK_AT)
 		return parse_at_op(p);
 	if (t->kind == TK_IDENT && !is_keyword(t)) {
