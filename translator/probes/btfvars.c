@@ -11,6 +11,7 @@
  */
 #include "btfvars.h"
 #include "cparams.h"
+#include "probes/providers.h"
 #include "codegen/emit.h"
 #include "kernel/kbtf.h"
 
@@ -338,3 +339,96 @@ void btfvars_list(struct session *s, const char *func, bool is_return, FILE *out
 			fprintf(out, " $%s:%s", name, btf_type_name(b, type));
 	}
 }
+
+/* ---- @cast(p, "type", "kernel"): p as a pointer to a kernel type ---- */
+
+/* The cast's type, or 0 after reporting why not */
+static uint32_t cast_type(const struct btf *b, const struct node *n, bool quiet)
+{
+	const struct node *type = n->lhs ? n->lhs->next : NULL;
+	uint32_t id;
+
+	if (!type || type->kind != N_STR || n->nargs > 3) {
+		if (!quiet)
+			error_at(n->loc, "@cast takes a pointer, a type name and a module, the "
+				 "names as literal strings");
+		return 0;
+	}
+	if (!b) {
+		if (!quiet)
+			error_at(n->loc, "@cast to a kernel type needs the kernel's BTF, and the "
+				 "target kernel has none");
+		return 0;
+	}
+	id = btf_find_type(b, type->str);
+	if (!id && !quiet)
+		error_at(n->loc, "type definition '%s' not found in 'kernel'", type->str);
+	return id;
+}
+
+/* The walk from the pointer in utap_a; a first [i] steps over whole objects of the type */
+static int walk_cast(struct walk *w, uint32_t type, const char *res)
+{
+	const struct node *a = w->n->args;
+	struct place p = { .lvalue = true, .type = type };
+	struct btf_info i;
+
+	if (a && !(a->op && !strcmp(a->op, "->"))) {
+		btf_resolve(w->b, type, &i);
+		out(w, "utap_a += (unsigned long)(%lldLL) * %u;", (long long)a->num, i.size);
+		a = a->next;
+	}
+	for (; a; a = a->next) {
+		int rc = a->op && !strcmp(a->op, "->") ? step_member(w, &p, a->str) :
+			 step_index(w, &p, a->num);
+
+		if (rc)
+			return rc;
+	}
+	return finish(w, &p, w->n->op && !strcmp(w->n->op, "&"), res);
+}
+
+static int kernel_cast_check(struct session *s, struct derived_probe *d, struct node *n,
+			     bool quiet)
+{
+	const struct btf *b = btf_get(s);
+	uint32_t type = cast_type(b, n, quiet);
+	struct walk w = { .b = b, .n = n, .quiet = quiet };
+
+	(void)d;
+	if (!type || cparams_check_target(n, quiet))
+		return -1;
+	w.text = cparams_var_text(n);
+	if (walk_cast(&w, type, "res"))
+		return -1;
+	n->type = TY_LONG;
+	n->pdata = (void *)&provider_kernel_cast;
+	return 0;
+}
+
+static struct val kernel_cast_emit(struct emitter *em, struct derived_probe *d, struct node *n)
+{
+	const struct btf *b = btf_get(em->s);
+	struct walk w = { .b = b, .n = n, .em = em, .text = cparams_var_text(n) };
+	struct val ptr = emit_value(em, n->lhs);
+	const char *res = emit_new_long(em);
+
+	(void)d;
+	emit_need(em, "tvar");
+	w.what = c_string_literal(w.text, strlen(w.text));
+	w.near = c_near(n);
+	emit_line(em, "{");
+	em->indent++;
+	emit_line(em, "unsigned long utap_v = 0, utap_a = (unsigned long)(%s);", ptr.c);
+	emit_line(em, "(void)utap_v;");
+	walk_cast(&w, cast_type(b, n, true), res);
+	em->indent--;
+	emit_line(em, "}");
+	return (struct val){ .type = TY_LONG, .c = res };
+}
+
+const struct provider provider_kernel_cast = {
+	.name = "@cast",
+	.target_var = kernel_cast_check,
+	.emit_target_var = kernel_cast_emit,
+};

@@ -360,10 +360,43 @@ static bool is_target(const struct node *n)
 }
 
 /* $vars belong to the probe's family: its provider checks and types them. */
+/* index expressions and @cast/@entry operands are ordinary script expressions */
+static void resolve_target_args(struct session *s, struct scope *sc, struct node *n)
+{
+	for (struct node *a = n->args; a; a = a->next)
+		if (!(a->kind == N_STR && a->op && !strcmp(a->op, "->")))
+			resolve_node(s, sc, a);
+	resolve_node(s, sc, n->lhs);
+}
+
+/*
+ * @cast(p, "type", "kernel") or "kernel<header.h>" reads a kernel type in
+ * any probe or function; with no module, in a kernel.* or kprobe.* probe
+ * too, as stap takes the probe's own module. Else the probe's family resolves it.
+ */
+static bool is_kernel_cast(const struct session *s, const struct scope *sc, const struct node *n)
+{
+	const struct node *module = n->lhs && n->lhs->next ? n->lhs->next->next : NULL;
+
+	if (n->kind != N_CAST || strcmp(n->name, "@cast") || !s->kernel_cast)
+		return false;
+	if (module)
+		return module->kind == N_STR && (!strcmp(module->str, "kernel") ||
+						 !strncmp(module->str, "kernel<", 7));
+	return sc->probe && (!strcmp(sc->probe->point->comps->name, "kernel") ||
+			     !strcmp(sc->probe->point->comps->name, "kprobe"));
+}
+
 static void resolve_target(struct session *s, struct scope *sc, struct node *n)
 {
 	const struct provider *prov = sc->probe ? sc->probe->prov : NULL;
 
+	if (is_kernel_cast(s, sc, n)) {
+		prov = s->kernel_cast;
+		resolve_target_args(s, sc, n);
+		prov->target_var(s, sc->probe, n, false);
+		return;
+	}
 	if (!sc->probe) {
 		error_at(n->loc, "target variable '%s' is only available in a probe handler, not "
 			 "in a function", n->name ? n->name : "@cast");
@@ -374,11 +407,7 @@ static void resolve_target(struct session *s, struct scope *sc, struct node *n)
 			 n->name ? n->name : "@cast", sc->probe->pp);
 		return;
 	}
-	/* index expressions and @cast/@entry operands are ordinary script expressions */
-	for (struct node *a = n->args; a; a = a->next)
-		if (!(a->kind == N_STR && a->op && !strcmp(a->op, "->")))
-			resolve_node(s, sc, a);
-	resolve_node(s, sc, n->lhs);
+	resolve_target_args(s, sc, n);
 	prov->target_var(s, sc->probe, n, false);
 }
 
@@ -563,7 +592,10 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n)
 		return;
 	case N_DEFINED:
 		/* @defined(x): only target variables can be undefined */
-		if (is_target(n->lhs)) {
+		if (is_kernel_cast(s, sc, n->lhs)) {
+			n->num = s->kernel_cast->target_var(s, sc->probe, clone_node(n->lhs),
+							    true) == 0;
+		} else if (is_target(n->lhs)) {
 			n->num = sc->probe && sc->probe->prov->target_var &&
 				 sc->probe->prov->target_var(s, sc->probe, clone_node(n->lhs), true) == 0;
 		} else {
