@@ -424,6 +424,41 @@ static struct node *parse_cast_macro(struct parser *p, struct token *t, const ch
 	return n;
 }
 
+/*
+ * @type_member_defined("type", member->path): whether the kernel type has
+ * the member, as stap's macro has it, @defined(&@cast(0, "type", "kernel")->member).
+ */
+static struct node *parse_type_member_defined(struct parser *p, struct token *t)
+{
+	struct node *def = new_node(N_DEFINED, t), *cast, *first, *type;
+	struct token *m;
+
+	expect(p, "(", "after @type_member_defined");
+	type = parse_expr(p);
+	if (!expect(p, ",", "after @type_member_defined's type"))
+		return def;
+	m = peek(p);
+	if (m->kind != TK_IDENT) {
+		perr(p, m->loc, "expected a member name, found %s", tok_describe(m));
+		return def;
+	}
+	advance(p);
+	first = string_node(m, ident_text(m));
+	first->op = "->";
+	type->next = string_node(t, "kernel");
+	cast = new_cast(t, NULL, 3);
+	cast->lhs = new_node(N_NUM, t);
+	cast->lhs->type = TY_LONG;
+	cast->lhs->next = type;
+	parse_target_suffix(p, cast);
+	first->next = cast->args;
+	cast->args = first;
+	cast->op = "&";
+	expect(p, ")", "after @type_member_defined's member");
+	def->lhs = cast;
+	return def;
+}
+
 static struct node *parse_at_op(struct parser *p);
 
 /* &@cast(...)->f and &@var(...): the address, as &$var is */
@@ -500,6 +535,8 @@ static struct node *parse_at_op(struct parser *p)
 		n->name = name;
 		return parse_target_suffix(p, n);
 	}
+	if (!strcmp(name, "@type_member_defined"))
+		return parse_type_member_defined(p, t);
 	if (!strcmp(name, "@task") || !strcmp(name, "@mm") || !strcmp(name, "@cast_sizeof") ||
 	    !strcmp(name, "@cast_module_sizeof"))
 		return parse_cast_macro(p, t, name);
