@@ -513,6 +513,10 @@ static struct node *parse_at_op(struct parser *p)
 		if (n->nargs != 1)
 			perr(p, t->loc, "%s takes one argument", name);
 		n->lhs = n->args;
+		/* @entry's operand is its lhs only: as an argument it would be resolved
+		 * again as a plain target variable of the .return probe */
+		if (n->kind == N_ENTRY)
+			n->args = NULL;
 		return n;
 	}
 	if (!strcmp(name, "@choose_defined")) {

@@ -360,13 +360,19 @@ static bool is_target(const struct node *n)
 }
 
 /* $vars belong to the probe's family: its provider checks and types them. */
-/* index expressions and @cast/@entry operands are ordinary script expressions */
+/*
+ * Index expressions and @cast operands are ordinary script expressions; the
+ * target variable in @entry() is the provider's to resolve, with @entry.
+ */
 static void resolve_target_args(struct session *s, struct scope *sc, struct node *n)
 {
 	for (struct node *a = n->args; a; a = a->next)
 		if (!(a->kind == N_STR && a->op && !strcmp(a->op, "->")))
 			resolve_node(s, sc, a);
-	resolve_node(s, sc, n->lhs);
+	if (n->kind == N_ENTRY && n->lhs && n->lhs->kind == N_TARGET)
+		resolve_target_args(s, sc, n->lhs);
+	else
+		resolve_node(s, sc, n->lhs);
 }
 
 /*
