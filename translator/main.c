@@ -606,6 +606,7 @@ int main(int argc, char **argv)
 	s = arena_alloc(sizeof(*s));
 	s->last_pass = 5;
 	s->families = probe_families;
+	s->kernel_cast = &provider_kernel_cast;
 	s->guest_run = guest_run;
 	s->runner_format = tout_writer_name;
 	s->self_exe = self_exe();

@@ -21,7 +21,15 @@ enum utap_kprobe_flags {
 	UTAP_KP_RETURN = 1,	/* a kretprobe */
 	UTAP_KP_OPTIONAL = 2,	/* '?': a registration failure skips it silently */
 	UTAP_KP_SOFT = 4,	/* one of a wildcard's matches: a failure warns and skips */
+	UTAP_KP_ENTRY = 8,	/* a kretprobe whose handler reads @entry(): save the registers */
 };
+
+/*
+ * @entry($param) in a .return probe: the registers at the function's entry,
+ * saved per call in the kretprobe instance's data by the entry handler.
+ */
+#define UTAP_KP_ENTRY_REGS(c) \
+	((struct pt_regs *)((struct kretprobe_instance *)(c)->probe_data)->data)
 
 struct utap_kprobe {
 	const struct utap_probe *probe;
@@ -78,6 +86,12 @@ static int utap_kretprobe_ret(struct kretprobe_instance *ri, struct pt_regs *reg
 	return 0;
 }
 
+static int utap_kretprobe_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
+{
+	memcpy(ri->data, regs, sizeof(*regs));
+	return 0;
+}
+
 static const char *utap_kprobe_why(int rc)
 {
 	switch (rc) {
@@ -113,6 +127,10 @@ static int utap_kprobe_register_one(struct utap_kprobe *p, int default_maxactive
 		return register_kprobe(kp);
 	}
 	p->u.rp.handler = utap_kretprobe_ret;
+	if (p->flags & UTAP_KP_ENTRY) {
+		p->u.rp.entry_handler = utap_kretprobe_entry;
+		p->u.rp.data_size = sizeof(struct pt_regs);
+	}
 	p->u.rp.maxactive = p->maxactive ? p->maxactive : default_maxactive;
 	return register_kretprobe(&p->u.rp);
 }

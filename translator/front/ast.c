@@ -60,7 +60,8 @@ struct node *clone_node(const struct node *n)
 	c = arena_alloc(sizeof(*c));
 	*c = *n;
 	c->next = NULL;
-	c->lhs = clone_node(n->lhs);
+	/* a @cast's lhs is its list of call arguments */
+	c->lhs = n->kind == N_CAST ? clone_list(n->lhs) : clone_node(n->lhs);
 	c->rhs = clone_node(n->rhs);
 	c->cond = clone_node(n->cond);
 	c->then = clone_node(n->then);

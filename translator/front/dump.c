@@ -67,6 +67,34 @@ void dump_probe_point(struct strbuf *sb, const struct probe_point *pp)
 	}
 }
 
+/* The point as written in a probe: with its '?' or '!' and its condition */
+void dump_probe_point_written(struct strbuf *sb, const struct probe_point *pp)
+{
+	dump_probe_point(sb, pp);
+	if (pp->optional)
+		sb_putc(sb, pp->sufficient ? '!' : '?');
+	if (pp->cond) {
+		sb_puts(sb, " if (");
+		dump_expr(sb, pp->cond);
+		sb_putc(sb, ')');
+	}
+}
+
+void dump_probe_head(struct strbuf *sb, const struct probe *p)
+{
+	if (p->is_alias) {
+		for (const struct probe_point *pp = p->alias_names; pp; pp = pp->next) {
+			dump_probe_point(sb, pp);
+			sb_puts(sb, pp->next ? ", " : "");
+		}
+		sb_puts(sb, p->is_epilogue ? " += " : " = ");
+	}
+	for (const struct probe_point *pp = p->points; pp; pp = pp->next) {
+		dump_probe_point_written(sb, pp);
+		sb_puts(sb, pp->next ? ", " : "");
+	}
+}
+
 const char *pp_string(const struct probe_point *pp)
 {
 	struct strbuf sb = { 0 };
@@ -76,6 +104,20 @@ const char *pp_string(const struct probe_point *pp)
 	s = arena_strdup(sb.buf ? sb.buf : "");
 	sb_free(&sb);
 	return s;
+}
+
+/* ->f and [i] after a target variable or a @cast */
+static void dump_target_suffix(struct strbuf *sb, const struct node *a)
+{
+	for (; a; a = a->next) {
+		if (a->op && !strcmp(a->op, "->")) {
+			sb_printf(sb, "->%s", a->str);
+			continue;
+		}
+		sb_putc(sb, '[');
+		dump_expr(sb, a);
+		sb_putc(sb, ']');
+	}
 }
 
 void dump_expr(struct strbuf *sb, const struct node *n)
@@ -158,20 +200,13 @@ void dump_expr(struct strbuf *sb, const struct node *n)
 		break;
 	case N_TARGET:
 		sb_printf(sb, "%s%s", n->op ? n->op : "", n->name);
-		for (const struct node *a = n->args; a; a = a->next) {
-			if (a->op && !strcmp(a->op, "->"))
-				sb_printf(sb, "->%s", a->str);
-			else {
-				sb_putc(sb, '[');
-				dump_expr(sb, a);
-				sb_putc(sb, ']');
-			}
-		}
+		dump_target_suffix(sb, n->args);
 		break;
 	case N_CAST:
-		sb_printf(sb, "%s(", n->name);
-		dump_list(sb, n->args, ", ");
+		sb_printf(sb, "%s%s(", n->op ? n->op : "", n->name);
+		dump_list(sb, n->lhs, ", ");
 		sb_putc(sb, ')');
+		dump_target_suffix(sb, n->args);
 		break;
 	case N_DEFINED:
 	case N_ENTRY:
@@ -368,19 +403,8 @@ void dump_file(FILE *out, const struct file *f)
 		dump_function(&sb, fn);
 	for (const struct probe *p = f->probes; p; p = p->next) {
 		sb_puts(&sb, "probe ");
-		if (p->is_alias) {
-			for (const struct probe_point *pp = p->alias_names; pp; pp = pp->next) {
-				dump_probe_point(&sb, pp);
-				sb_puts(&sb, pp->next ? ", " : "");
-			}
-			sb_puts(&sb, p->is_epilogue ? " += " : " = ");
-		}
-		for (const struct probe_point *pp = p->points; pp; pp = pp->next) {
-			dump_probe_point(&sb, pp);
-			if (pp->optional)
-				sb_putc(&sb, pp->sufficient ? '!' : '?');
-			sb_puts(&sb, pp->next ? ", " : " ");
-		}
+		dump_probe_head(&sb, p);
+		sb_putc(&sb, ' ');
 		dump_stmt(&sb, p->body, 0);
 		sb_putc(&sb, '\n');
 	}

@@ -331,6 +331,9 @@ void visit_children(struct node *n, void (*fn)(struct node *, void *), void *arg
 void dump_file(FILE *out, const struct file *f);
 void dump_expr(struct strbuf *sb, const struct node *e);
 void dump_probe_point(struct strbuf *sb, const struct probe_point *pp);
+void dump_probe_point_written(struct strbuf *sb, const struct probe_point *pp);
+/* "NAME = POINT, POINT" for an alias ("+=" for an epilogue), "POINT, POINT" for a probe */
+void dump_probe_head(struct strbuf *sb, const struct probe *p);
 /* The probe point as pp() prints it, in the arena. */
 const char *pp_string(const struct probe_point *pp);
 /* name:type (inferred: every type, "unknown" for none; else as written) */

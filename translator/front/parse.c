@@ -386,6 +386,119 @@ static struct node *parse_bucket(struct parser *p, struct node *hist)
 	return new_bucket(hist, index);
 }
 
+static struct node *string_node(struct token *t, const char *str)
+{
+	struct node *n = new_node(N_STR, t);
+
+	n->str = str;
+	n->str_len = strlen(str);
+	n->type = TY_STRING;
+	return n;
+}
+
+/* @cast(e, "type", "module") and @var("name", "module"): the call's arguments
+ * in lhs (a list, nargs long), the ->f and [i] after it in args, as for $var */
+static struct node *new_cast(struct token *t, struct node *call_args, int nargs)
+{
+	struct node *n = new_node(N_CAST, t);
+
+	n->name = "@cast";
+	n->lhs = call_args;
+	n->nargs = nargs;
+	return n;
+}
+
+/*
+ * stap's tapset macros over @cast, as the forms they expand to:
+ * @task(p) and @mm(p) cast to the kernel's task_struct and mm_struct;
+ * @cast_sizeof(T) and @cast_module_sizeof(M, T) are &@cast(0, T, M)[1],
+ * the address of element 1 of an array of T at 0.
+ */
+static struct node *parse_cast_macro(struct parser *p, struct token *t, const char *name)
+{
+	struct node *call = parse_args(p, new_node(N_CALL, t), name), *a = call->args;
+	bool module = !strcmp(name, "@cast_module_sizeof");
+	bool task = !strcmp(name, "@task");
+	struct node *n, *zero, *one;
+
+	if (call->nargs != (module ? 2 : 1)) {
+		perr(p, t->loc, "%s takes %s", name, module ? "two arguments" : "one argument");
+		return new_cast(t, NULL, 0);
+	}
+	if (task || !strcmp(name, "@mm")) {
+		a->next = string_node(t, task ? "task_struct" : "mm_struct");
+		a->next->next = string_node(t, task ? "kernel<linux/sched.h>" :
+						      "kernel<linux/mm_types.h>");
+		return parse_target_suffix(p, new_cast(t, a, 3));
+	}
+	zero = new_node(N_NUM, t);
+	zero->type = TY_LONG;
+	zero->next = module ? a->next : a;
+	if (module) {
+		a->next->next = a;
+		a->next = NULL;
+	}
+	n = new_cast(t, zero, module ? 3 : 2);
+	one = new_node(N_NUM, t);
+	one->num = 1;
+	one->type = TY_LONG;
+	one->op = "[";
+	n->args = one;
+	n->op = "&";
+	return n;
+}
+
+/*
+ * @type_member_defined("type", member->path): whether the kernel type has
+ * the member, as stap's macro has it, @defined(&@cast(0, "type", "kernel")->member).
+ */
+static struct node *parse_type_member_defined(struct parser *p, struct token *t)
+{
+	struct node *def = new_node(N_DEFINED, t), *cast, *first, *type;
+	struct token *m;
+
+	expect(p, "(", "after @type_member_defined");
+	type = parse_expr(p);
+	if (!expect(p, ",", "after @type_member_defined's type"))
+		return def;
+	m = peek(p);
+	if (m->kind != TK_IDENT) {
+		perr(p, m->loc, "expected a member name, found %s", tok_describe(m));
+		return def;
+	}
+	advance(p);
+	first = string_node(m, ident_text(m));
+	first->op = "->";
+	type->next = string_node(t, "kernel");
+	cast = new_cast(t, NULL, 3);
+	cast->lhs = new_node(N_NUM, t);
+	cast->lhs->type = TY_LONG;
+	cast->lhs->next = type;
+	parse_target_suffix(p, cast);
+	first->next = cast->args;
+	cast->args = first;
+	cast->op = "&";
+	expect(p, ")", "after @type_member_defined's member");
+	def->lhs = cast;
+	return def;
+}
+
+static struct node *parse_at_op(struct parser *p);
+
+/* &@cast(...)->f and &@var(...): the address, as &$var is */
+static struct node *parse_cast_address(struct parser *p)
+{
+	struct token *amp = advance(p);
+	struct node *n = parse_at_op(p);
+
+	if (n->kind != N_CAST) {
+		perr(p, amp->loc, "'&' takes a target variable, @cast or @var");
+		return n;
+	}
+	n->op = "&";
+	return n;
+}
+
 static struct node *parse_at_op(struct parser *p)
 {
 	struct token *t = advance(p);
@@ -426,6 +539,10 @@ static struct node *parse_at_op(struct parser *p)
 		if (n->nargs != 1)
 			perr(p, t->loc, "%s takes one argument", name);
 		n->lhs = n->args;
+		/* @entry's operand is its lhs only: as an argument it would be resolved
+		 * again as a plain target variable of the .return probe */
+		if (n->kind == N_ENTRY)
+			n->args = NULL;
 		return n;
 	}
 	if (!strcmp(name, "@choose_defined")) {
@@ -442,10 +559,17 @@ static struct node *parse_at_op(struct parser *p)
 		return c;
 	}
 	if (!strcmp(name, "@cast") || !strcmp(name, "@var")) {
-		n = parse_args(p, new_node(N_CAST, t), name);
+		struct node *call = parse_args(p, new_node(N_CALL, t), name);
+
+		n = new_cast(t, call->args, call->nargs);
 		n->name = name;
 		return parse_target_suffix(p, n);
 	}
+	if (!strcmp(name, "@type_member_defined"))
+		return parse_type_member_defined(p, t);
+	if (!strcmp(name, "@task") || !strcmp(name, "@mm") || !strcmp(name, "@cast_sizeof") ||
+	    !strcmp(name, "@cast_module_sizeof"))
+		return parse_cast_macro(p, t, name);
 	perr(p, t->loc, "unknown operator '%s'", name);
 	return new_node(N_NUM, t);
 }
@@ -492,6 +616,8 @@ static struct node *parse_value(struct parser *p)
 		advance(p);
 		return parse_target(p, true);
 	}
+	if (at(p, "&") && t->next->kind == TK_AT)
+		return parse_cast_address(p);
 	if (t->kind == TK_AT)
 		return parse_at_op(p);
 	if (t->kind == TK_EMBEDDED)
@@ -1131,37 +1257,158 @@ static const char *parse_component_name(struct parser *p)
 	return name;
 }
 
-static struct probe_point *parse_probe_point(struct parser *p)
+/*
+ * Probe point sets: a component may be a brace set of whole points,
+ * kernel.{function("a"), trace("b")}.return, nested to any depth. As in
+ * stap, the parser expands them, so later passes see plain points in
+ * the order written.
+ */
+#define PP_MAX_EXPANSION 4096
+
+/* A fresh copy of the components of a followed by those of b */
+static struct pp_component *concat_components(const struct pp_component *a,
+					      const struct pp_component *b)
 {
-	struct probe_point *pp = arena_alloc(sizeof(*pp));
 	struct pp_component head = { 0 }, *cur = &head;
 
-	pp->loc = peek(p)->loc;
-	do {
-		struct pp_component *c = arena_alloc(sizeof(*c));
-
-		c->name = parse_component_name(p);
-		if (!c->name)
-			return NULL;
-		if (accept(p, "(")) {
-			c->arg = parse_pp_literal(p);
-			if (!c->arg || !expect(p, ")", "after a probe point argument"))
-				return NULL;
+	for (const struct pp_component *c = a; c || b; c = c->next) {
+		if (!c) {
+			c = b;
+			b = NULL;
 		}
-		cur = cur->next = c;
-	} while (accept(p, "."));
-	pp->comps = head.next;
-	if (accept(p, "?"))
-		pp->optional = true;
-	else if (accept(p, "!"))
-		pp->optional = pp->sufficient = true;
-	if (at_keyword(p, "if")) {
-		advance(p);
-		expect(p, "(", "after 'if' in a probe condition");
-		pp->cond = parse_expr(p);
-		expect(p, ")", "after the probe condition");
+		cur = cur->next = arena_alloc(sizeof(*cur));
+		*cur = *c;
+		cur->next = NULL;
 	}
-	return pp;
+	return head.next;
+}
+
+/* Each point of prefixes followed by each point of tails, in that order. */
+static struct probe_point *cross_points(struct parser *p, struct probe_point *prefixes,
+					const struct probe_point *tails)
+{
+	struct probe_point head = { 0 }, *cur = &head;
+	int n = 0;
+
+	for (const struct probe_point *a = prefixes; a; a = a->next) {
+		for (const struct probe_point *b = tails; b; b = b->next) {
+			if (++n > PP_MAX_EXPANSION) {
+				perr(p, a->loc, "probe point set expands to more than %d points",
+				     PP_MAX_EXPANSION);
+				return NULL;
+			}
+			cur = cur->next = arena_alloc(sizeof(*cur));
+			*cur = *b;
+			cur->loc = a->loc;
+			cur->next = NULL;
+			cur->comps = concat_components(a->comps, b->comps);
+		}
+	}
+	return head.next;
+}
+
+static struct probe_point *parse_probe_point_list(struct parser *p);
+
+/* { point, point, ... } as a list of points */
+static struct probe_point *parse_point_set(struct parser *p)
+{
+	struct probe_point *set;
+
+	if (!nest_enter(p))
+		return NULL;
+	advance(p);
+	set = parse_probe_point_list(p);
+	p->depth--;
+	if (set && !expect(p, "}", "after a probe point set"))
+		return NULL;
+	return set;
+}
+
+static struct pp_component *parse_component(struct parser *p)
+{
+	struct pp_component *c = arena_alloc(sizeof(*c));
+
+	c->name = parse_component_name(p);
+	if (!c->name)
+		return NULL;
+	if (accept(p, "(")) {
+		c->arg = parse_pp_literal(p);
+		if (!c->arg || !expect(p, ")", "after a probe point argument"))
+			return NULL;
+	}
+	return c;
+}
+
+/* A component or a set, appended to every point so far. */
+static struct probe_point *parse_point_step(struct parser *p, struct probe_point *points)
+{
+	struct probe_point one = { .loc = points->loc };
+
+	if (at(p, "{"))
+		return cross_points(p, points, parse_point_set(p));
+	one.comps = parse_component(p);
+	if (!one.comps)
+		return NULL;
+	return cross_points(p, points, &one);
+}
+
+/* ? or ! after a point or a set; a point of the set may not have its own */
+static bool parse_point_marker(struct parser *p, struct probe_point *points)
+{
+	struct token *t = peek(p);
+	bool sufficient = at(p, "!");
+
+	if (!at(p, "?") && !sufficient)
+		return true;
+	advance(p);
+	for (struct probe_point *pp = points; pp; pp = pp->next) {
+		if (pp->optional) {
+			perr(p, t->loc, "'?' or '!' given twice for probe point '%s'",
+			     pp_string(pp));
+			return false;
+		}
+		pp->optional = true;
+		pp->sufficient = sufficient;
+	}
+	return true;
+}
+
+static bool parse_point_cond(struct parser *p, struct probe_point *points)
+{
+	struct token *t = peek(p);
+	struct node *cond;
+
+	if (!at_keyword(p, "if"))
+		return true;
+	advance(p);
+	expect(p, "(", "after 'if' in a probe condition");
+	cond = parse_expr(p);
+	expect(p, ")", "after the probe condition");
+	for (struct probe_point *pp = points; pp; pp = pp->next) {
+		if (pp->cond) {
+			perr(p, t->loc, "a condition given twice for probe point '%s'",
+			     pp_string(pp));
+			return false;
+		}
+		pp->cond = cond;
+	}
+	return true;
+}
+
+/* One point as written, expanded to the list of points its sets stand for. */
+static struct probe_point *parse_probe_point(struct parser *p)
+{
+	struct probe_point *points = arena_alloc(sizeof(*points));
+
+	points->loc = peek(p)->loc;
+	do {
+		points = parse_point_step(p, points);
+		if (!points)
+			return NULL;
+	} while (accept(p, "."));
+	if (!parse_point_marker(p, points) || !parse_point_cond(p, points))
+		return NULL;
+	return points;
 }
 
 static struct probe_point *parse_probe_point_list(struct parser *p)
@@ -1173,9 +1420,25 @@ static struct probe_point *parse_probe_point_list(struct parser *p)
 
 		if (!pp)
 			return NULL;
-		cur = cur->next = pp;
+		cur->next = pp;
+		while (cur->next)
+			cur = cur->next;
 	} while (accept(p, ","));
 	return head.next;
+}
+
+/*
+ * After a bad probe point the braces around it may not balance (a set left
+ * open or closed twice): skip to the next declaration that starts a line.
+ */
+static void skip_to_declaration(struct parser *p)
+{
+	while (peek(p)->kind != TK_EOF) {
+		advance(p);
+		if (peek(p)->line_start && (at_keyword(p, "probe") || at_keyword(p, "function") ||
+					    at_keyword(p, "global") || at_keyword(p, "private")))
+			return;
+	}
 }
 
 static void parse_probe(struct parser *p)
@@ -1187,7 +1450,7 @@ static void parse_probe(struct parser *p)
 	pr->loc = kw->loc;
 	pr->src = p->src;
 	if (!points) {
-		sync_after_error(p);
+		skip_to_declaration(p);
 		return;
 	}
 	if (at(p, "=") || at(p, "+=")) {

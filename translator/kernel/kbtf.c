@@ -280,6 +280,34 @@ uint32_t btf_func_proto(const struct btf *b, const char *name)
 	return f->id ? rd32(b->types + b->offsets[f->id] + 8) : 0;
 }
 
+/* Whether record kind k is a type @cast may name: "struct x" and "union x" only as such */
+static bool kind_named(unsigned k, const char *tag)
+{
+	if (!strcmp(tag, "struct"))
+		return k == K_STRUCT;
+	if (!strcmp(tag, "union"))
+		return k == K_UNION;
+	return k == K_STRUCT || k == K_UNION || k == K_TYPEDEF || k == K_INT || k == K_ENUM ||
+	       k == K_ENUM64;
+}
+
+uint32_t btf_find_type(const struct btf *b, const char *name)
+{
+	const char *tag = "";
+	struct btf_rec r;
+
+	if (!strncmp(name, "struct ", 7) || !strncmp(name, "union ", 6)) {
+		tag = name[0] == 's' ? "struct" : "union";
+		name += strlen(tag) + 1;
+	}
+	/* a linear scan: a script names a few types, once each */
+	for (uint32_t id = 1; b && id <= b->n; id++)
+		if (rec(b, id, &r, NULL) && kind_named(kind_of(r.info), tag) &&
+		    !strcmp(str_at(b, r.name_off), name))
+			return id;
+	return 0;
+}
+
 int btf_proto_nparams(const struct btf *b, uint32_t proto)
 {
 	struct btf_rec r;

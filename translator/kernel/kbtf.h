@@ -49,6 +49,8 @@ const char *btf_proto_param(const struct btf *b, uint32_t proto, int i, uint32_t
 uint32_t btf_proto_return(const struct btf *b, uint32_t proto);
 
 void btf_resolve(const struct btf *b, uint32_t type, struct btf_info *out);
+/* The type named "struct x", "union x" or "x" (a struct, union, typedef, integer or enum), or 0. */
+uint32_t btf_find_type(const struct btf *b, const char *name);
 
 /*
  * Member name of struct or union type (anonymous members searched too):

@@ -11,6 +11,7 @@
  */
 #include "btfvars.h"
 #include "cparams.h"
+#include "probes/providers.h"
 #include "codegen/emit.h"
 #include "kernel/kbtf.h"
 
@@ -31,6 +32,7 @@ struct walk {
 	bool quiet;
 	const char *what, *near;
 	const char *text;	/* the variable as written, for messages */
+	bool entry;		/* @entry(): parameters as the kretprobe saved them at the entry */
 };
 
 static const char *const arg_regs[] = { "di", "si", "dx", "cx", "r8", "r9" };
@@ -161,14 +163,20 @@ static int finish(struct walk *w, struct place *p, bool address_of, const char *
 	return 0;
 }
 
-/* The starting place of parameter i at the function's entry. */
+/*
+ * The starting place of parameter i at the function's entry: from the
+ * registers, or in a .return probe's @entry() from the copy of them the
+ * kretprobe's entry handler saved (runtime/probes/kprobe.c).
+ */
 static struct place param_place(struct walk *w, int i, uint32_t type)
 {
+	const char *regs = w->entry ? "UTAP_KP_ENTRY_REGS(c)" : "c->regs";
+
 	if (i < 6) {
-		out(w, "utap_v = c->regs->%s;", arg_regs[i]);
+		out(w, "utap_v = %s->%s;", regs, arg_regs[i]);
 		return (struct place){ .lvalue = false, .type = type };
 	}
-	out(w, "utap_a = c->regs->sp + %d;", 8 * (i - 5));
+	out(w, "utap_a = %s->sp + %d;", regs, 8 * (i - 5));
 	return (struct place){ .lvalue = true, .type = type };
 }
 
@@ -202,9 +210,11 @@ static int walk_var(struct walk *w, uint32_t proto, bool is_return, const char *
 		i = find_param(w->b, proto, n->name + 1, &type);
 		if (i < 0)
 			return -2;
-		if (is_return)
-			return fail(w, "parameter '%s' is not available in a .return probe (its "
-				    "register is reused by then)");
+		if (is_return && !w->entry)
+			return fail(w, arena_printf("parameter '%%s' is not available in a .return "
+						    "probe (its register is reused by then); "
+						    "@entry(%s) is its value at the entry",
+						    w->text));
 		p = param_place(w, i, type);
 	}
 	for (const struct node *a = n->args; a; a = a->next) {
@@ -224,9 +234,32 @@ static bool is_all_vars(const struct node *n)
 		!strcmp(n->name, "$$return") || !strcmp(n->name, "$$locals"));
 }
 
+/* @entry(x): x must be a parameter, or a walk from one; w then walks x */
+static bool entry_operand(struct walk *w, bool is_return)
+{
+	const struct node *v = w->n->lhs;
+
+	if (!is_return) {
+		if (!w->quiet)
+			error_at(w->n->loc, "@entry is only available in .return probes");
+		return false;
+	}
+	if (!v || v->kind != N_TARGET || !strncmp(v->name, "$$", 2) ||
+	    !strcmp(v->name, "$return")) {
+		if (!w->quiet)
+			error_at(w->n->loc, "@entry takes a parameter such as $x or $p->f");
+		return false;
+	}
+	w->n = v;
+	w->text = cparams_var_text(v);
+	w->entry = true;
+	return true;
+}
+
 int btfvars_check(struct session *s, const struct derived_probe *d, const char *func,
 		  bool is_return, struct node *n, bool quiet)
 {
+	struct node *orig = n;
 	const struct btf *b = btf_get(s);
 	uint32_t proto = b && func ? btf_func_proto(b, func) : 0;
 	struct walk w = { .b = b, .n = n, .quiet = quiet, .text = cparams_var_text(n) };
@@ -240,9 +273,14 @@ int btfvars_check(struct session *s, const struct derived_probe *d, const char *
 			return fail(&w, "'%s' is only available in .return probes");
 		return 0;
 	}
-	if (n->kind != N_TARGET) {
+	if (n->kind == N_ENTRY) {
+		if (!entry_operand(&w, is_return))
+			return -1;
+		n = (struct node *)w.n;
+	} else if (n->kind != N_TARGET) {
 		if (!quiet)
-			error_at(n->loc, "@cast and @entry are not supported in kernel.function probes");
+			error_at(n->loc, "@cast is not supported in kernel.function probes but for "
+				 "kernel types (module \"kernel\")");
 		return -1;
 	}
 	if (cparams_check_target(n, quiet))
@@ -257,6 +295,8 @@ int btfvars_check(struct session *s, const struct derived_probe *d, const char *
 	}
 	if (rc == 0)
 		n->type = TY_LONG;
+	if (rc == 0 && w.entry)
+		orig->type = TY_LONG;
 	return rc;
 }
 
@@ -297,6 +337,11 @@ struct val btfvars_emit(struct emitter *em, const char *func, bool is_return, co
 	emit_need(em, "tvar");
 	if (is_all_vars(n))
 		return emit_all(em, b, proto, is_return, n);
+	if (n->kind == N_ENTRY) {
+		w.n = n = n->lhs;
+		w.text = cparams_var_text(n);
+		w.entry = true;
+	}
 	res = emit_new_long(em);
 	w.what = c_string_literal(w.text, strlen(w.text));
 	w.near = c_near(n);
@@ -338,3 +383,96 @@ void btfvars_list(struct session *s, const char *func, bool is_return, FILE *out
 			fprintf(out, " $%s:%s", name, btf_type_name(b, type));
 	}
 }
+
+/* ---- @cast(p, "type", "kernel"): p as a pointer to a kernel type ---- */
+
+/* The cast's type, or 0 after reporting why not */
+static uint32_t cast_type(const struct btf *b, const struct node *n, bool quiet)
+{
+	const struct node *type = n->lhs ? n->lhs->next : NULL;
+	uint32_t id;
+
+	if (!type || type->kind != N_STR || n->nargs > 3) {
+		if (!quiet)
+			error_at(n->loc, "@cast takes a pointer, a type name and a module, the "
+				 "names as literal strings");
+		return 0;
+	}
+	if (!b) {
+		if (!quiet)
+			error_at(n->loc, "@cast to a kernel type needs the kernel's BTF, and the "
+				 "target kernel has none");
+		return 0;
+	}
+	id = btf_find_type(b, type->str);
+	if (!id && !quiet)
+		error_at(n->loc, "type definition '%s' not found in 'kernel'", type->str);
+	return id;
+}
+
+/* The walk from the pointer in utap_a; a first [i] steps over whole objects of the type */
+static int walk_cast(struct walk *w, uint32_t type, const char *res)
+{
+	const struct node *a = w->n->args;
+	struct place p = { .lvalue = true, .type = type };
+	struct btf_info i;
+
+	if (a && !(a->op && !strcmp(a->op, "->"))) {
+		btf_resolve(w->b, type, &i);
+		out(w, "utap_a += (unsigned long)(%lldLL) * %u;", (long long)a->num, i.size);
+		a = a->next;
+	}
+	for (; a; a = a->next) {
+		int rc = a->op && !strcmp(a->op, "->") ? step_member(w, &p, a->str) :
+			 step_index(w, &p, a->num);
+
+		if (rc)
+			return rc;
+	}
+	return finish(w, &p, w->n->op && !strcmp(w->n->op, "&"), res);
+}
+
+static int kernel_cast_check(struct session *s, struct derived_probe *d, struct node *n,
+			     bool quiet)
+{
+	const struct btf *b = btf_get(s);
+	uint32_t type = cast_type(b, n, quiet);
+	struct walk w = { .b = b, .n = n, .quiet = quiet };
+
+	(void)d;
+	if (!type || cparams_check_target(n, quiet))
+		return -1;
+	w.text = cparams_var_text(n);
+	if (walk_cast(&w, type, "res"))
+		return -1;
+	n->type = TY_LONG;
+	n->pdata = (void *)&provider_kernel_cast;
+	return 0;
+}
+
+static struct val kernel_cast_emit(struct emitter *em, struct derived_probe *d, struct node *n)
+{
+	const struct btf *b = btf_get(em->s);
+	struct walk w = { .b = b, .n = n, .em = em, .text = cparams_var_text(n) };
+	struct val ptr = emit_value(em, n->lhs);
+	const char *res = emit_new_long(em);
+
+	(void)d;
+	emit_need(em, "tvar");
+	w.what = c_string_literal(w.text, strlen(w.text));
+	w.near = c_near(n);
+	emit_line(em, "{");
+	em->indent++;
+	emit_line(em, "unsigned long utap_v = 0, utap_a = (unsigned long)(%s);", ptr.c);
+	emit_line(em, "(void)utap_v;");
+	walk_cast(&w, cast_type(b, n, true), res);
+	em->indent--;
+	emit_line(em, "}");
+	return (struct val){ .type = TY_LONG, .c = res };
+}
+
+const struct provider provider_kernel_cast = {
+	.name = "@cast",
+	.target_var = kernel_cast_check,
+	.emit_target_var = kernel_cast_emit,
+};

@@ -140,11 +140,13 @@ static const char btf_marker[] = "btf";
 static int kernel_function_target_var(struct session *s, struct derived_probe *d,
 				      struct node *n, bool quiet)
 {
-	const struct kprobe_site *k = d->data;
+	struct kprobe_site *k = d->data;
 	int rc = btfvars_check(s, d, btf_function(d), k->is_return, n, quiet);
 
 	if (rc <= 0) {
 		n->pdata = (void *)btf_marker;
+		if (rc == 0 && !quiet && n->kind == N_ENTRY)
+			k->entry_regs = true;
 		return rc;
 	}
 	/* no BTF for this function: only the return register is known */

@@ -201,6 +201,8 @@ static const char *site_flags(const struct derived_probe *d)
 		sb_puts(&sb, " | UTAP_KP_OPTIONAL");
 	if (k->soft)
 		sb_puts(&sb, " | UTAP_KP_SOFT");
+	if (k->entry_regs)
+		sb_puts(&sb, " | UTAP_KP_ENTRY");
 	r = arena_strdup(sb.buf);
 	sb_free(&sb);
 	return r;

@@ -18,6 +18,7 @@ struct kprobe_site {
 	bool is_return;
 	bool soft;		/* one of a wildcard's matches: failing to register only warns */
 	int64_t maxactive;	/* .return.maxactive(N); 0: the default */
+	bool entry_regs;	/* the handler reads @entry(): the entry saves the registers */
 	const struct cparam *params;	/* known parameters (syscall wrappers), or NULL */
 	int nparams;
 };

@@ -5,5 +5,7 @@
 #include "sema/provider.h"
 
 extern const struct probe_family probe_families[];
+/* @cast to kernel types, in any probe (btfvars.c) */
+extern const struct provider provider_kernel_cast;
 
 #endif /* UTAP_PROVIDERS_H */

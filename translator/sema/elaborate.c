@@ -381,10 +381,49 @@ static bool is_target(const struct node *n)
 }
 
 /* $vars belong to the probe's family: its provider checks and types them. */
+/*
+ * Index expressions and @cast operands are ordinary script expressions; the
+ * target variable in @entry() is the provider's to resolve, with @entry.
+ */
+static void resolve_target_args(struct session *s, struct scope *sc, struct node *n)
+{
+	for (struct node *a = n->args; a; a = a->next)
+		if (!(a->kind == N_STR && a->op && !strcmp(a->op, "->")))
+			resolve_node(s, sc, a);
+	if (n->kind == N_ENTRY && n->lhs && n->lhs->kind == N_TARGET)
+		resolve_target_args(s, sc, n->lhs);
+	else
+		resolve_node(s, sc, n->lhs);
+}
+
+/*
+ * @cast(p, "type", "kernel") or "kernel<header.h>" reads a kernel type in
+ * any probe or function; with no module, in a kernel.* or kprobe.* probe
+ * too, as stap takes the probe's own module. Else the probe's family resolves it.
+ */
+static bool is_kernel_cast(const struct session *s, const struct scope *sc, const struct node *n)
+{
+	const struct node *module = n->lhs && n->lhs->next ? n->lhs->next->next : NULL;
+
+	if (n->kind != N_CAST || strcmp(n->name, "@cast") || !s->kernel_cast)
+		return false;
+	if (module)
+		return module->kind == N_STR && (!strcmp(module->str, "kernel") ||
+						 !strncmp(module->str, "kernel<", 7));
+	return sc->probe && (!strcmp(sc->probe->point->comps->name, "kernel") ||
+			     !strcmp(sc->probe->point->comps->name, "kprobe"));
+}
+
 static void resolve_target(struct session *s, struct scope *sc, struct node *n)
 {
 	const struct provider *prov = sc->probe ? sc->probe->prov : NULL;
 
+	if (is_kernel_cast(s, sc, n)) {
+		prov = s->kernel_cast;
+		resolve_target_args(s, sc, n);
+		prov->target_var(s, sc->probe, n, false);
+		return;
+	}
 	if (!sc->probe) {
 		error_at(n->loc, "target variable '%s' is only available in a probe handler, not "
 			 "in a function", n->name ? n->name : "@cast");
@@ -395,11 +434,7 @@ static void resolve_target(struct session *s, struct scope *sc, struct node *n)
 			 n->name ? n->name : "@cast", sc->probe->pp);
 		return;
 	}
-	/* index expressions and @cast/@entry operands are ordinary script expressions */
-	for (struct node *a = n->args; a; a = a->next)
-		if (!(a->kind == N_STR && a->op && !strcmp(a->op, "->")))
-			resolve_node(s, sc, a);
-	resolve_node(s, sc, n->lhs);
+	resolve_target_args(s, sc, n);
 	prov->target_var(s, sc->probe, n, false);
 }
 
@@ -587,7 +622,10 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n)
 		return;
 	case N_DEFINED:
 		/* @defined(x): only target variables can be undefined */
-		if (is_target(n->lhs)) {
+		if (is_kernel_cast(s, sc, n->lhs)) {
+			n->num = s->kernel_cast->target_var(s, sc->probe, clone_node(n->lhs),
+							    true) == 0;
+		} else if (is_target(n->lhs)) {
 			n->num = sc->probe && sc->probe->prov->target_var &&
 				 sc->probe->prov->target_var(s, sc->probe, clone_node(n->lhs), true) == 0;
 		} else {
@@ -722,34 +760,50 @@ static int derive_point(struct session *s, struct probe *probe, struct probe_poi
 /* The outermost alias name (with the point's suffix) being expanded: -l lists it. */
 static const char *alias_listed_pp;
 
+/* The aliases being expanded, innermost first: -p2 prints them after "<-". */
+static const char *alias_origin;
+
+/* "NAME = POINT, POINT <- " and the outer aliases' text */
+static const char *alias_origin_text(const struct probe *alias, const char *outer)
+{
+	struct strbuf sb = { 0 };
+	const char *text;
+
+	dump_probe_head(&sb, alias);
+	sb_puts(&sb, " <- ");
+	sb_puts(&sb, outer ? outer : "");
+	text = arena_strdup(sb.buf);
+	sb_free(&sb);
+	return text;
+}
+
 static int derive_alias(struct session *s, struct probe *probe, struct probe_point *point,
 			struct probe_point *name, struct node *body, struct node *cond,
 			struct probe *alias, const struct pp_component *suffix)
 {
-	const char *saved_listed = alias_listed_pp;
-	int total = 0;
+	const char *saved_listed = alias_listed_pp, *saved_origin = alias_origin;
+	int total = 0, n = 0;
 
 	if (alias_depth == 1)
 		alias_listed_pp = pp_string(with_suffix(name, suffix, false));
+	alias_origin = alias_origin_text(alias, alias_origin);
 
 	for (struct probe_point *t = alias->points; t; t = t->next) {
 		struct probe_point *target = with_suffix(t, suffix, point->optional);
 		struct node *combined = alias->is_epilogue ? block_of(body, alias->body, body->loc) :
 				       block_of(alias->body, body, body->loc);
-		int n;
 
 		n = derive_point(s, probe, target, combined, and_conditions(cond, t->cond), true);
-		if (n < 0) {
-			alias_listed_pp = saved_listed;
-			return -1;
-		}
+		if (n < 0)
+			break;
 		total += n;
 		if (n > 0 && t->sufficient)
 			break;
 	}
 	mark_file_used(s, alias->src);
 	alias_listed_pp = saved_listed;
-	return total;
+	alias_origin = saved_origin;
+	return n < 0 ? -1 : total;
 }
 
 static const struct provider *find_provider(const struct session *s, const struct probe_point *pp)
@@ -790,6 +844,30 @@ static int shortest_alias_suffix(struct session *s, const struct probe_point *po
 					best = n;
 			}
 	return best;
+}
+
+/*
+ * An optional point that fails to resolve (a family's component it does not
+ * have, a bad argument) matches nothing, quietly, as in stap: what it derived
+ * is taken back and its errors are not shown.
+ */
+static int resolve_optional(struct session *s, const struct provider *prov,
+			    struct probe_point *point, struct derived_probe *proto)
+{
+	struct derived_probe **tail = derived_tail;
+	int errors = diag_errors, nderived = s->nderived, n;
+	bool silent = diag_silent;
+
+	diag_silent = true;
+	n = prov->resolve(s, point, proto);
+	diag_silent = silent;
+	if (n >= 0 && diag_errors == errors)
+		return n;
+	diag_errors = errors;
+	*tail = NULL;
+	derived_tail = tail;
+	s->nderived = nderived;
+	return 0;
 }
 
 static int derive_point(struct session *s, struct probe *probe, struct probe_point *point,
@@ -848,7 +926,9 @@ static int derive_point(struct session *s, struct probe *probe, struct probe_poi
 	proto.body = body;
 	proto.cond = cond;
 	proto.listed_pp = aliased ? alias_listed_pp : NULL;
-	return prov->resolve(s, point, &proto);
+	proto.origin = aliased ? alias_origin : NULL;
+	return point->optional ? resolve_optional(s, prov, point, &proto) :
+				 prov->resolve(s, point, &proto);
 }
 
 static void derive_probe(struct session *s, struct probe *probe)

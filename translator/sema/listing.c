@@ -109,6 +109,24 @@ static void dump_used_functions(struct strbuf *sb, struct function *list)
 	}
 }
 
+/* "pp? if (cond) <- the aliases <- the probe's points as written", as stap -p2 prints it */
+static void dump_derived_origin(struct strbuf *sb, const struct derived_probe *d)
+{
+	sb_puts(sb, d->pp);
+	if (d->point->optional)
+		sb_putc(sb, d->point->sufficient ? '!' : '?');
+	if (d->cond) {
+		sb_puts(sb, " if (");
+		dump_expr(sb, d->cond);
+		sb_putc(sb, ')');
+	}
+	sb_printf(sb, " /* <- %s", d->origin ? d->origin : "");
+	for (const struct probe_point *pp = d->probe->points; pp; pp = pp->next) {
+		dump_probe_point_written(sb, pp);
+		sb_puts(sb, pp->next ? "," : " */\n");
+	}
+}
+
 void dump_session(FILE *out, const struct session *s)
 {
 	struct strbuf sb = { 0 };
@@ -144,9 +162,7 @@ void dump_session(FILE *out, const struct session *s)
 	dump_used_functions(&sb, s->functions);
 	sb_puts(&sb, "# probes\n");
 	for (const struct derived_probe *d = s->derived; d; d = d->next) {
-		sb_printf(&sb, "%s /* <- ", d->pp);
-		dump_probe_point(&sb, d->point);
-		sb_puts(&sb, " */\n");
+		dump_derived_origin(&sb, d);
 		dump_locals(&sb, d->locals);
 	}
 	fputs(sb.buf ? sb.buf : "", out);

@@ -30,6 +30,8 @@ struct derived_probe {
 	const char *pp;			/* canonical probe point, as pp() prints it */
 	const char *listed_pp;		/* the user-level alias it came through, as -l names
 					 * it (NULL: not through an alias, -l prints pp) */
+	const char *origin;		/* the aliases it came through, innermost first, as
+					 * -p2 prints them: "p = begin <- q = p, end <- " */
 	struct probe_point *point;	/* the concrete point (after alias expansion) */
 	struct probe *probe;		/* the user's probe it came from */
 	struct node *body;		/* handler body (alias prologue + user body) */

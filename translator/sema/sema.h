@@ -46,6 +46,8 @@ struct session {
 
 	/* the probe families (probes/providers.c), given by main.c */
 	const struct probe_family *families;
+	/* resolves @cast(p, "type", "kernel") in any probe, from the kernel's BTF */
+	const struct provider *kernel_cast;
 	/*
 	 * Runs argv in a throwaway guest booted with the target kernel, the
 	 * directory share writable there at the same path: 0 with the exit
