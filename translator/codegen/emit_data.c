@@ -18,7 +18,7 @@ enum { ACC_NONE, ACC_READ, ACC_WRITE };
 
 static const char *gname(const struct symbol *sym)
 {
-	return arena_printf("utap_g_%s", sym->name);
+	return emit_global_name(sym);
 }
 
 static bool is_stats(const struct symbol *sym)
