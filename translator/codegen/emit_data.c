@@ -671,8 +671,11 @@ static bool modifies(struct node *n, const struct symbol *arr, int depth)
 				return true;
 			break;
 		case N_CALL:
-			if (n->fn && depth < 16 && modifies(n->fn->body, arr, depth + 1))
-				return true;
+			/* and the overloads a next falls through to */
+			for (struct function *fn = n->fn; fn && depth < 16;
+			     fn = fn->can_next ? fn->overload : NULL)
+				if (modifies(fn->body, arr, depth + 1))
+					return true;
 			break;
 		default:
 			break;
