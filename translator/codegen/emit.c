@@ -105,10 +105,18 @@ static const char *csuffix_of(enum type t)
 	return t == TY_STRING ? "[MAXSTRINGLEN]" : "";
 }
 
+/* utap_g_NAME; a private global also has its number: two files may each have one */
+const char *emit_global_name(const struct symbol *sym)
+{
+	if (sym->is_private)
+		return arena_printf("utap_g_%s_p%d", sym->name, sym->index);
+	return arena_printf("utap_g_%s", sym->name);
+}
+
 static const char *var_lvalue(const struct symbol *sym)
 {
 	if (sym->kind == SYM_GLOBAL)
-		return arena_printf("utap_g_%s", sym->name);
+		return emit_global_name(sym);
 	return arena_printf("l->l_%s", sym->name);
 }
 

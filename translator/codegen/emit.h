@@ -101,6 +101,8 @@ void emit_delete_global(struct emitter *em, struct node *target);
 void emit_agg_add(struct emitter *em, struct node *n);
 struct val emit_stat_op(struct emitter *em, struct node *n);
 void emit_print_hist(struct emitter *em, struct node *n);
+/* The C name of a global's variable */
+const char *emit_global_name(const struct symbol *sym);
 /* A loop's body with break and continue bound to its labels, then continue's label. */
 void emit_loop_body(struct emitter *em, void (*body)(struct emitter *, struct node *),
 		    struct node *stmt, const char *brk, const char *cont);

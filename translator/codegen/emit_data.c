@@ -18,7 +18,7 @@ enum { ACC_NONE, ACC_READ, ACC_WRITE };
 
 static const char *gname(const struct symbol *sym)
 {
-	return arena_printf("utap_g_%s", sym->name);
+	return emit_global_name(sym);
 }
 
 static bool is_stats(const struct symbol *sym)
@@ -671,8 +671,11 @@ static bool modifies(struct node *n, const struct symbol *arr, int depth)
 				return true;
 			break;
 		case N_CALL:
-			if (n->fn && depth < 16 && modifies(n->fn->body, arr, depth + 1))
-				return true;
+			/* and the overloads a next falls through to */
+			for (struct function *fn = n->fn; fn && depth < 16;
+			     fn = fn->can_next ? fn->overload : NULL)
+				if (modifies(fn->body, arr, depth + 1))
+					return true;
 			break;
 		default:
 			break;

@@ -248,6 +248,8 @@ static void dump_foreach_head(struct strbuf *sb, const struct node *n)
 	}
 	sb_puts(sb, "] in ");
 	dump_expr(sb, n->lhs);
+	if (n->fe_sort_agg)
+		sb_printf(sb, " %s", n->fe_sort_agg);
 	if (n->fe_sort_col == -1)
 		sb_putc(sb, n->fe_sort_dir > 0 ? '+' : '-');
 	if (n->fe_limit) {
@@ -374,6 +376,8 @@ void dump_function_head(struct strbuf *sb, const struct function *fn, bool infer
 static void dump_function(struct strbuf *sb, const struct function *fn)
 {
 	dump_function_head(sb, fn, false);
+	if (fn->priority != fn->src->is_tapset)
+		sb_printf(sb, ":%d", fn->priority);
 	sb_putc(sb, ' ');
 	if (fn->embedded)
 		sb_puts(sb, "%{ /* embedded code */ %}");

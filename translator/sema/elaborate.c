@@ -1111,9 +1111,7 @@ int elaborate(struct session *s)
 		used_tapsets = arena_alloc(sizeof(*used_tapsets) * (size_t)(nfiles + 1));
 	}
 	check_duplicate_globals(s);
-	/* the script's own globals are part of it even when unused */
-	for (struct global *g = s->user_file->globals; g; g = g->next)
-		use_global(s, g);
+	/* a global no probe or function names is dropped, as stap elides it */
 	for (struct probe *p = s->user_file->probes; p; p = p->next)
 		if (!p->is_alias)
 			derive_probe(s, p);
