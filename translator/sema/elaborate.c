@@ -757,6 +757,53 @@ static struct probe_point *with_suffix(const struct probe_point *target,
 static int derive_point(struct session *s, struct probe *probe, struct probe_point *point,
 			struct node *body, struct node *cond, bool aliased);
 
+/*
+ * Set while a point with a '*' in a component's name resolves: as in stap,
+ * what one candidate cannot be (syscall_any.s(1) for *.s(1)) is no error,
+ * only no match; the point as a whole must still match something.
+ */
+static bool wildcard_quiet;
+/* The next derive_point() is a family's, for a wildcard the aliases were already matched to */
+static bool families_only;
+
+static bool has_name_wildcard(const struct probe_point *pp)
+{
+	for (const struct pp_component *c = pp->comps; c; c = c->next)
+		if (strchr(c->name, '*'))
+			return true;
+	return false;
+}
+
+/* *.s(1): each probe family whose first component the pattern matches, once */
+static int derive_family_wildcard(struct session *s, struct probe *probe,
+				  struct probe_point *point, struct node *body, struct node *cond)
+{
+	int total = 0;
+
+	for (const struct probe_family *f = s->families; f && f->first; f++) {
+		const struct probe_family *g = s->families;
+		struct probe_point *named;
+		struct pp_component *first;
+		int n;
+
+		while (g != f && strcmp(g->first, f->first))
+			g++;
+		if (g != f || f->first[0] == '_' || fnmatch(point->comps->name, f->first, 0))
+			continue;
+		named = with_suffix(point, NULL, false);
+		first = arena_alloc(sizeof(*first));
+		*first = *named->comps;
+		first->name = f->first;
+		named->comps = first;
+		families_only = true;
+		n = derive_point(s, probe, named, body, cond, false);
+		if (n < 0)
+			return -1;
+		total += n;
+	}
+	return total;
+}
+
 /* The outermost alias name (with the point's suffix) being expanded: -l lists it. */
 static const char *alias_listed_pp;
 
@@ -884,7 +931,8 @@ static int derive_point(struct session *s, struct probe *probe, struct probe_poi
 		alias_depth--;
 		return -1;
 	}
-	want_suffix = shortest_alias_suffix(s, point);
+	want_suffix = families_only ? -1 : shortest_alias_suffix(s, point);
+	families_only = false;
 	for (struct file *f = all_files(s); f; f = f->next) {
 		for (struct probe *a = f->probes; a; a = a->next) {
 			const struct pp_component *suffix;
@@ -908,6 +956,13 @@ static int derive_point(struct session *s, struct probe *probe, struct probe_poi
 			}
 		}
 	}
+	if (strchr(point->comps->name, '*')) {
+		/* a wildcard first component stands for aliases and families alike */
+		int n = derive_family_wildcard(s, probe, point, body, cond);
+
+		alias_depth--;
+		return n < 0 ? -1 : total + n;
+	}
 	if (any_alias) {
 		alias_depth--;
 		return total;
@@ -915,7 +970,7 @@ static int derive_point(struct session *s, struct probe *probe, struct probe_poi
 	prov = find_provider(s, point);
 	alias_depth--;
 	if (!prov) {
-		if (point->optional)
+		if (point->optional || wildcard_quiet)
 			return 0;
 		error_at(point->loc, "unknown probe point '%s'", pp_string(point));
 		return -1;
@@ -927,14 +982,18 @@ static int derive_point(struct session *s, struct probe *probe, struct probe_poi
 	proto.cond = cond;
 	proto.listed_pp = aliased ? alias_listed_pp : NULL;
 	proto.origin = aliased ? alias_origin : NULL;
-	return point->optional ? resolve_optional(s, prov, point, &proto) :
-				 prov->resolve(s, point, &proto);
+	return point->optional || wildcard_quiet ? resolve_optional(s, prov, point, &proto) :
+						   prov->resolve(s, point, &proto);
 }
 
 static void derive_probe(struct session *s, struct probe *probe)
 {
 	for (struct probe_point *pp = probe->points; pp; pp = pp->next) {
-		int n = derive_point(s, probe, pp, probe->body, pp->cond, false);
+		int n;
+
+		wildcard_quiet = has_name_wildcard(pp);
+		n = derive_point(s, probe, pp, probe->body, pp->cond, false);
+		wildcard_quiet = false;
 
 		if (n == 0 && !pp->optional)
 			error_at(pp->loc, "probe point '%s' matches nothing (add '?' to make it "
