@@ -8,9 +8,13 @@
 #ifndef UTAP_PROBES_TVAR_C
 #define UTAP_PROBES_TVAR_C
 
-/* An array (not a pointer): it decays when 0 is added, so its type changes. */
+/*
+ * An array (not a pointer): it decays in ?:, so its type changes. (Not
+ * (x) + 0, which is invalid for a pointer to an incomplete struct the
+ * headers only declare, such as struct proc_dir_entry.)
+ */
 #define UTAP_TV_IS_ARRAY(x) \
-	(__builtin_classify_type(x) == 5 && !__builtin_types_compatible_p(typeof(x), typeof((x) + 0)))
+	(__builtin_classify_type(x) == 5 && !__builtin_types_compatible_p(typeof(x), typeof(0 ? (x) : (x))))
 
 /* Whether a value of x's type is sign-extended to 64 bits (x is not evaluated). */
 #define UTAP_TV_SIGNED(x) _Generic((x),					\
