@@ -81,3 +81,16 @@ struct node *clone_node(const struct node *n)
 		c->catch_var = new_symbol(n->catch_var->name, SYM_LOCAL, n->catch_var->loc);
 	return c;
 }
+
+/* Calls visit on every node of the list at n and of its subtrees, parents first. */
+void ast_walk(struct node *n, void (*visit)(struct node *, void *), void *ctx)
+{
+	for (; n; n = n->next) {
+		struct node *kids[] = { n->lhs, n->rhs, n->cond, n->then, n->els, n->init,
+					n->inc, n->body, n->catch_body, n->args, n->fe_limit };
+
+		visit(n, ctx);
+		for (size_t i = 0; i < sizeof(kids) / sizeof(kids[0]); i++)
+			ast_walk(kids[i], visit, ctx);
+	}
+}
