@@ -651,7 +651,9 @@ static struct val emit_call(struct emitter *em, struct node *n)
 		res = long_val(new_long(em));
 	emit_line(em, "if (unlikely(c->nesting >= MAXNESTING))");
 	em->indent++;
-	fail(em, "MAXNESTING exceeded", n);
+	/* stap names the called function where it is defined */
+	fail(em, "MAXNESTING exceeded", &(struct node){ .loc = fn->loc,
+		.near = arena_printf("identifier '%s'", fn->name) });
 	em->indent--;
 	emit_overload(em, n, fn, vals, res);
 	return res;
@@ -1201,6 +1203,8 @@ static void assemble(struct emitter *em, struct strbuf *out)
 		else
 			sb_printf(out, "#define %s 1\n", d);
 	}
+	/* as stap: unless -D gives it, MAXNESTING follows the call graph */
+	sb_printf(out, "#ifndef MAXNESTING\n#define MAXNESTING %d\n#endif\n", max_nesting(s));
 	/* the runner's trace formats, for formats/output.c */
 	sb_puts(out, "#define UTAP_RUNNER_FORMATS");
 	for (unsigned int i = 0; s->runner_format && s->runner_format(i); i++)

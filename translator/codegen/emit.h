@@ -84,6 +84,9 @@ const char *c_near(const struct node *n);
 /* the value of an expression (emit.c) */
 struct val emit_value(struct emitter *em, struct node *n);
 
+/* nesting.c: stap's default MAXNESTING for the script's call graph */
+int max_nesting(struct session *s);
+
 /* emit_data.c: globals, arrays, statistics, foreach, locks */
 void emit_globals(struct emitter *em);
 const char *emit_handler_locks(struct emitter *em, struct derived_probe *d, int *count);

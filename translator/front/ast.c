@@ -92,3 +92,26 @@ void visit_children(struct node *n, void (*fn)(struct node *, void *), void *arg
 		if (kids[i])
 			fn(kids[i], arg);
 }
+
+struct ast_walker {
+	void (*visit)(struct node *, void *);
+	void *ctx;
+};
+
+static void walk_child(struct node *kid, void *w)
+{
+	const struct ast_walker *wk = w;
+
+	ast_walk(kid, wk->visit, wk->ctx);
+}
+
+/* Calls visit on every node of the list at n and of its subtrees, parents first. */
+void ast_walk(struct node *n, void (*visit)(struct node *, void *), void *ctx)
+{
+	struct ast_walker w = { visit, ctx };
+
+	for (; n; n = n->next) {
+		visit(n, ctx);
+		visit_children(n, walk_child, &w);
+	}
+}

@@ -320,6 +320,7 @@ struct file *parse_file(const struct source *src, struct token *tok);
 struct symbol *new_symbol(const char *name, enum sym_kind kind, struct loc loc);
 /* A deep copy of a subtree (its statement list included); resolved fields are copied as they are. */
 struct node *clone_node(const struct node *n);
+void ast_walk(struct node *n, void (*visit)(struct node *, void *), void *ctx);
 /* A component's literal argument: a string (else NULL), or a number (else false). */
 const char *pp_component_arg_str(const struct pp_component *c);
 bool pp_component_arg_num(const struct pp_component *c, int64_t *out);
