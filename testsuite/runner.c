@@ -1100,6 +1100,7 @@ static void run_vm_tests(const char *vmdir, const char *only, int jobs)
 		return;
 	printf("# ran %d guest tests in %ld s\n", nguest, (long)(time(NULL) - t0));
 	print_slowest(list, 8);
+	fflush(stdout);
 	for (struct test *t = list; t; t = t->next) {
 		if (t->hung)
 			result(false, xasprintf("vm/%s", t->name), "the guest stopped answering "
