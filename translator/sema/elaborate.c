@@ -824,12 +824,82 @@ static const char *alias_origin_text(const struct probe *alias, const char *oute
 	return text;
 }
 
+static struct node *new_empty_block(struct loc loc)
+{
+	struct node *b = arena_alloc(sizeof(*b));
+
+	b->kind = N_BLOCK;
+	b->loc = loc;
+	return b;
+}
+
+/*
+ * `NAME = __unavailable("why")` in an alias body: a variable stap's alias
+ * has that the stock kernel cannot give without debuginfo. Reading it is an
+ * error at the use, naming why; the statement itself is dropped.
+ */
+static const char *unavailable_marker(const struct node *st)
+{
+	const struct node *a = st->kind == N_EXPR_STMT ? st->lhs : NULL;
+
+	if (!a || a->kind != N_ASSIGN || strcmp(a->op, "=") || a->lhs->kind != N_VAR ||
+	    a->rhs->kind != N_CALL || strcmp(a->rhs->name, "__unavailable") ||
+	    !a->rhs->args || a->rhs->args->kind != N_STR)
+		return NULL;
+	return a->rhs->args->str;
+}
+
+struct unavailable_use {
+	const char *name;
+	struct node *use;
+};
+
+static void find_unavailable_use(struct node *n, void *ctx)
+{
+	struct unavailable_use *u = ctx;
+
+	if (!u->use && n->kind == N_VAR && !strcmp(n->name, u->name))
+		u->use = n;
+}
+
+/* The alias's body without its markers; NULL after an error at a use of a marked variable. */
+static struct node *alias_body_for(const struct probe *alias, struct node *body, struct node *cond)
+{
+	struct node *b, head = { 0 }, *cur = &head;
+
+	if (!alias->body || alias->body->kind != N_BLOCK)
+		return alias->body ? alias->body : new_empty_block(body->loc);
+	b = arena_alloc(sizeof(*b));
+	*b = *alias->body;
+	for (struct node *st = alias->body->body; st; st = st->next) {
+		const char *why = unavailable_marker(st);
+		struct unavailable_use u = { why ? st->lhs->lhs->name : NULL, NULL };
+
+		if (!why) {
+			cur = cur->next = clone_node(st);
+			continue;
+		}
+		ast_walk(body, find_unavailable_use, &u);
+		ast_walk(cond, find_unavailable_use, &u);
+		if (u.use) {
+			error_at(u.use->loc, "'%s' is not available in this probe: %s", u.name, why);
+			return NULL;
+		}
+	}
+	b->body = head.next;
+	return b;
+}
+
 static int derive_alias(struct session *s, struct probe *probe, struct probe_point *point,
 			struct probe_point *name, struct node *body, struct node *cond,
 			struct probe *alias, const struct pp_component *suffix)
 {
 	const char *saved_listed = alias_listed_pp, *saved_origin = alias_origin;
+	struct node *alias_body = alias_body_for(alias, body, cond);
 	int total = 0, n = 0;
+
+	if (!alias_body)
+		return -1;
 
 	if (alias_depth == 1)
 		alias_listed_pp = pp_string(with_suffix(name, suffix, false));
@@ -837,8 +907,8 @@ static int derive_alias(struct session *s, struct probe *probe, struct probe_poi
 
 	for (struct probe_point *t = alias->points; t; t = t->next) {
 		struct probe_point *target = with_suffix(t, suffix, point->optional);
-		struct node *combined = alias->is_epilogue ? block_of(body, alias->body, body->loc) :
-				       block_of(alias->body, body, body->loc);
+		struct node *combined = alias->is_epilogue ? block_of(body, alias_body, body->loc) :
+				       block_of(alias_body, body, body->loc);
 
 		n = derive_point(s, probe, target, combined, and_conditions(cond, t->cond), true);
 		if (n < 0)
