@@ -22,14 +22,10 @@ struct nest_walk {
 	int budget;
 };
 
-static void add_callee(struct node *n, void *ctx)
+static void add_function(struct callees *c, struct function *fn)
 {
-	struct callees *c = ctx;
-
-	if (n->kind != N_CALL || !n->fn)
-		return;
 	for (int i = 0; i < c->n; i++)
-		if (c->fn[i] == n->fn)
+		if (c->fn[i] == fn)
 			return;
 	if (c->n == c->cap) {
 		struct function **grown = arena_alloc(sizeof(*grown) * (size_t)(c->cap * 2 + 4));
@@ -39,7 +35,16 @@ static void add_callee(struct node *n, void *ctx)
 		c->fn = grown;
 		c->cap = c->cap * 2 + 4;
 	}
-	c->fn[c->n++] = n->fn;
+	c->fn[c->n++] = fn;
+}
+
+/* A call reaches the overload it names and, through 'next', every later one. */
+static void add_callee(struct node *n, void *ctx)
+{
+	if (n->kind != N_CALL)
+		return;
+	for (struct function *fn = n->fn; fn; fn = fn->can_next ? fn->overload : NULL)
+		add_function(ctx, fn);
 }
 
 static struct callees *callees_of(struct node *body, struct node *cond)
