@@ -350,6 +350,11 @@ static struct val emit_assign(struct emitter *em, struct node *n)
 	bool plain = !strcmp(n->op, "=");
 	struct val rhs, cur, res;
 
+	if (lhs->kind == N_TARGET && em->probe && em->probe->prov->store_target_var) {
+		rhs = emit_expr(em, n->rhs);
+		em->probe->prov->store_target_var(em, em->probe, lhs, n->op, rhs);
+		return rhs;
+	}
 	if (!assignable(em, lhs))
 		return long_val("0");
 	if (lhs->kind == N_INDEX) {

@@ -18,6 +18,7 @@ extern const struct provider provider_timer;
 extern const struct provider provider_perf;
 extern const struct provider provider_tracepoint;
 extern const struct provider provider_error;
+extern const struct provider provider_procfs;
 
 const struct probe_family probe_families[] = {
 	/* first component	family				its match() takes */
@@ -34,6 +35,7 @@ const struct probe_family probe_families[] = {
 	{ "module",		&provider_kernel_function },	/* .function */
 	{ "timer",		&provider_timer },
 	{ "perf",		&provider_perf },
+	{ "procfs",		&provider_procfs },
 	{ "kernel",		&provider_tracepoint },		/* .trace */
 	/* after begin/end: its handlers follow the end probes' in the module's end hook */
 	{ "error",		&provider_error },

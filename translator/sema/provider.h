@@ -71,6 +71,13 @@ struct provider {
 	int (*target_var)(struct session *s, struct derived_probe *d, struct node *n, bool quiet);
 	/* The value of a resolved target variable; may emit statements first. */
 	struct val (*emit_target_var)(struct emitter *em, struct derived_probe *d, struct node *n);
+	/*
+	 * Optional: an assignment (op "=", ".=", ...) of v to a target variable the
+	 * family lets a script write (procfs's $value). Emits the store; false after
+	 * reporting why it cannot. NULL: no target variable is writable.
+	 */
+	bool (*store_target_var)(struct emitter *em, struct derived_probe *d, struct node *lhs,
+				 const char *op, struct val v);
 	/* Optional, for -L: print the target variables of d as " $name:type". */
 	void (*list_vars)(struct session *s, struct derived_probe *d, FILE *out);
 };
