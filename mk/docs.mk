@@ -55,7 +55,7 @@ install: all $(MAN_GEN)
 	for f in $(INSTALL_RUNTIME); do \
 		install -D -m 644 $$f $(DESTDIR)$(PREFIX)/share/utap/$$f || exit 1; \
 	done
-	install -m 644 tapsets/*.stp $(DESTDIR)$(PREFIX)/share/utap/tapsets/
+	install -m 644 tapsets/*.stp tapsets/*.stpm $(DESTDIR)$(PREFIX)/share/utap/tapsets/
 	install -m 644 examples/*.stp $(DESTDIR)$(PREFIX)/share/utap/examples/
 	install -m 644 docs/man/utap.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 docs/man/utap-formats.5 $(DESTDIR)$(PREFIX)/share/man/man5/

@@ -357,6 +357,8 @@ static int pass1(struct session *s)
 		errorf("the script contains a NUL byte: is it a binary file?");
 		return -1;
 	}
+	if (load_tapset_macros(s))
+		return -1;
 	s->user_file = parse_source(s, src);
 	if (diag_errors)
 		return -1;

@@ -55,8 +55,10 @@ struct pp_env {
 	char **args;		/* script arguments: $1.. / @1.. */
 	int nargs;
 	bool guru;
+	struct macro *library;	/* the tapsets' .stpm macros, seen by every file */
 };
 struct token *preprocess(struct token *tok, const struct pp_env *env);
+struct macro *preprocess_macros(struct token *tok, const struct pp_env *env);
 
 /* Types */
 enum type {

@@ -473,12 +473,20 @@ static struct token *define_macro(struct pp *pp, struct token *tok)
 	return tok->kind == TK_EOF ? tok : tok->next;
 }
 
-static struct macro *find_macro(struct pp *pp, const struct token *tok)
+static struct macro *find_in(struct macro *m, const struct token *tok)
 {
-	for (struct macro *m = pp->macros; m; m = m->next)
+	for (; m; m = m->next)
 		if (strlen(m->name) == tok->len - 1 && !memcmp(m->name, tok->text + 1, tok->len - 1))
 			return m;
 	return NULL;
+}
+
+/* the file's own macros first, then the tapsets' .stpm ones */
+static struct macro *find_macro(struct pp *pp, const struct token *tok)
+{
+	struct macro *m = find_in(pp->macros, tok);
+
+	return m ? m : find_in(pp->env->library, tok);
 }
 
 /* The actual argument a parameter reference B of M stands for, or NULL. */
@@ -570,6 +578,29 @@ static struct token *expand_macro(struct pp *pp, struct macro *m, struct token *
 	}
 	cur->next = eof_after(tok);
 	return head.next;
+}
+
+/*
+ * A tapset macro file (.stpm) holds @define macros, inside conditionals or
+ * not, and nothing else; they join env->library, which is returned.
+ */
+struct macro *preprocess_macros(struct token *tok, const struct pp_env *env)
+{
+	struct pp pp = { .env = env, .macros = env->library };
+
+	while (tok->kind != TK_EOF) {
+		if (tok_is(tok, "%(")) {
+			tok = expand_conditional(&pp, tok);
+			continue;
+		}
+		if (!tok_is(tok, "@define")) {
+			error_at(tok->loc, "a macro file (.stpm) holds only @define macros, found %s",
+				 tok_describe(tok));
+			return pp.macros;
+		}
+		tok = define_macro(&pp, tok);
+	}
+	return pp.macros;
 }
 
 struct token *preprocess(struct token *tok, const struct pp_env *env)

@@ -58,6 +58,7 @@ static struct pp_env pp_env_for(struct session *s)
 		.args = s->args,
 		.nargs = s->nargs,
 		.guru = s->guru,
+		.library = s->tapset_macros,
 	};
 	char *v = arena_strdup(s->krel ? s->krel : "0");
 	char *dash = strchr(v, '-');
@@ -88,7 +89,38 @@ struct file *parse_source(struct session *s, const struct source *src)
 	return parse_file(src, tok);
 }
 
-/* Loads every .stp file of a tapset directory, in name order, subdirectories included. */
+static bool has_suffix(const char *name, const char *suffix)
+{
+	size_t n = strlen(name), k = strlen(suffix);
+
+	return n > k && !strcmp(name + n - k, suffix);
+}
+
+static void load_tapset_file(struct session *s, const char *path, struct file ***tail)
+{
+	struct source *src = source_from_file(path, true);
+
+	if (!src) {
+		errorf("cannot read tapset file '%s'", path);
+		return;
+	}
+	if (!tail) {
+		struct pp_env env = pp_env_for(s);
+		int before = diag_errors;
+		struct token *tok = tokenize(src);
+
+		if (diag_errors == before)
+			s->tapset_macros = preprocess_macros(tok, &env);
+		return;
+	}
+	**tail = parse_source(s, src);
+	*tail = &(**tail)->next;
+}
+
+/*
+ * Loads every .stp file of a tapset directory (with tail), or every .stpm
+ * macro file (tail NULL), in name order, subdirectories included.
+ */
 static void load_tapset_dir(struct session *s, const char *dir, struct file ***tail)
 {
 	DIR *d = opendir(dir);
@@ -113,7 +145,6 @@ static void load_tapset_dir(struct session *s, const char *dir, struct file ***t
 	for (size_t i = 0; i < n; i++) {
 		const char *path = arena_printf("%s/%s", dir, names[i]);
 		struct stat st;
-		size_t len = strlen(names[i]);
 
 		if (stat(path, &st) != 0)
 			continue;
@@ -123,16 +154,8 @@ static void load_tapset_dir(struct session *s, const char *dir, struct file ***t
 				load_tapset_dir(s, path, tail);
 			continue;
 		}
-		if (len > 4 && !strcmp(names[i] + len - 4, ".stp")) {
-			struct source *src = source_from_file(path, true);
-
-			if (!src) {
-				errorf("cannot read tapset file '%s'", path);
-				continue;
-			}
-			**tail = parse_source(s, src);
-			*tail = &(**tail)->next;
-		}
+		if (has_suffix(names[i], tail ? ".stp" : ".stpm"))
+			load_tapset_file(s, path, tail);
 	}
 	free(names);
 }
@@ -144,6 +167,14 @@ int load_tapsets(struct session *s)
 	for (int i = 0; i < s->nincdirs; i++)
 		load_tapset_dir(s, s->incdirs[i], &tail);
 	load_tapset_dir(s, arena_printf("%s/tapsets", s->datadir), &tail);
+	return diag_errors ? -1 : 0;
+}
+
+int load_tapset_macros(struct session *s)
+{
+	for (int i = 0; i < s->nincdirs; i++)
+		load_tapset_dir(s, s->incdirs[i], NULL);
+	load_tapset_dir(s, arena_printf("%s/tapsets", s->datadir), NULL);
 	return diag_errors ? -1 : 0;
 }
 

@@ -42,6 +42,8 @@ int list_probe_points(struct session *s)
 	struct derived_probe **all;
 	int n = 0;
 
+	if (load_tapset_macros(s))
+		return 1;
 	s->user_file = parse_source(s, src);
 	if (diag_errors || load_tapsets(s))
 		return 1;
@@ -68,6 +70,9 @@ int list_probe_points(struct session *s)
 	qsort(all, n, sizeof(*all), by_pp);
 	for (int i = 0; i < n; i++) {
 		if (i && !strcmp(listed(all[i]), listed(all[i - 1])))
+			continue;
+		/* a used tapset's own probes (json.stp's metadata file) are not the pattern's */
+		if (all[i]->probe->src && all[i]->probe->src->is_tapset)
 			continue;
 		fputs(listed(all[i]), stdout);
 		if (s->list_vars && all[i]->listed_pp)

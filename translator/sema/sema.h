@@ -77,6 +77,7 @@ struct session {
 	/* pass 1 */
 	struct file *user_file;
 	struct file *tapset_files;
+	struct macro *tapset_macros;	/* of the .stpm files, before any .stp is read */
 
 	/* pass 2 */
 	struct probe *probes_used;	/* user probes after alias expansion */
@@ -91,6 +92,8 @@ struct session {
 /* elaborate.c */
 struct file *parse_source(struct session *s, const struct source *src);
 int load_tapsets(struct session *s);
+/* the tapsets' .stpm macros, which every script and tapset sees; -1 after an error */
+int load_tapset_macros(struct session *s);
 int elaborate(struct session *s);
 
 /* types.c */
