@@ -429,8 +429,8 @@ static void resolve_target_args(struct session *s, struct scope *sc, struct node
 
 /*
  * @cast(p, "type", "kernel") or "kernel<header.h>" reads a kernel type in
- * any probe or function; with no module, in a kernel.* or kprobe.* probe
- * too, as stap takes the probe's own module. Else the probe's family resolves it.
+ * any probe or function; with no module too, but in a process probe (whose
+ * module is its binary). Else the probe's family resolves it.
  */
 static bool is_kernel_cast(const struct session *s, const struct scope *sc, const struct node *n)
 {
@@ -441,8 +441,8 @@ static bool is_kernel_cast(const struct session *s, const struct scope *sc, cons
 	if (module)
 		return module->kind == N_STR && (!strcmp(module->str, "kernel") ||
 						 !strncmp(module->str, "kernel<", 7));
-	return sc->probe && (!strcmp(sc->probe->point->comps->name, "kernel") ||
-			     !strcmp(sc->probe->point->comps->name, "kprobe"));
+	/* stap takes the probe's own module: the kernel's but in a process probe */
+	return !sc->probe || strcmp(sc->probe->point->comps->name, "process");
 }
 
 static void resolve_target(struct session *s, struct scope *sc, struct node *n)
