@@ -20,6 +20,8 @@ static int utap_exit_status;
 
 static long utap_target = 0;
 module_param_named(target, utap_target, long, 0400);
+/* the runner's process, which started the session (stp_pid()) */
+static long utap_runner_pid;
 
 static void utap_print_flush(struct utap_context *c);
 

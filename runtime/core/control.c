@@ -25,6 +25,7 @@ static int utap_session_start(void)
 	if (atomic_read(&utap_state) != UTAP_LOADED)
 		return -EBUSY;
 	atomic_set(&utap_state, UTAP_STARTING);
+	utap_runner_pid = current->tgid;
 	rc = utap_gen_register();
 	if (rc) {
 		utap_gen_unregister();
