@@ -41,7 +41,7 @@ static bool ctl_gone;	/* the host end closed: stop polling it */
 static void exec_command(const struct job *job, int out_fd, int err_fd)
 {
 	sigset_t none;
-	int null_fd = open("/dev/null", O_RDONLY);
+	int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);	/* not the command's */
 
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
