@@ -50,6 +50,9 @@ struct runner {
 	pthread_t relay;
 	atomic_bool relay_done;
 	int exit_event;		/* eventfd: the relay saw an exit request */
+	pthread_mutex_t system_lock;	/* the relay thread starts them too */
+	pid_t *system_pids;	/* system() commands not yet waited for */
+	size_t nsystem, system_cap;
 };
 
 struct ctl_status {
@@ -273,6 +276,58 @@ static int output_stream_fd(struct runner *r, unsigned int stream)
 	return trace_sink_stream_fd(stream, r->out_fd);
 }
 
+/*
+ * system(CMD) from the script: /bin/sh -c CMD in the background, with the
+ * runner's stdout and stderr, stdin /dev/null and the signals unblocked.
+ * The run waits for them before it ends, so their output is never cut.
+ */
+static void system_event(struct runner *r, const char *cmd, size_t len)
+{
+	char *text = strndup(cmd, len);
+	pid_t pid;
+
+	if (!text)
+		return;
+	pid = fork();
+	if (pid == 0) {
+		sigset_t none;
+		int null_fd = open("/dev/null", O_RDONLY);
+
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		if (null_fd >= 0)
+			dup2(null_fd, 0);
+		execl("/bin/sh", "sh", "-c", text, (char *)NULL);
+		_exit(127);
+	}
+	free(text);
+	if (pid < 0) {
+		fprintf(stderr, "WARNING: system(): cannot start the command: %s\n", strerror(errno));
+		return;
+	}
+	pthread_mutex_lock(&r->system_lock);
+	if (r->nsystem == r->system_cap) {
+		size_t cap = r->system_cap ? r->system_cap * 2 : 16;
+		pid_t *p = realloc(r->system_pids, cap * sizeof(*p));
+
+		if (p) {
+			r->system_pids = p;
+			r->system_cap = cap;
+		}
+	}
+	if (r->nsystem < r->system_cap)
+		r->system_pids[r->nsystem++] = pid;
+	pthread_mutex_unlock(&r->system_lock);
+}
+
+static void wait_system(struct runner *r)
+{
+	for (size_t i = 0; i < r->nsystem; i++)
+		while (waitpid(r->system_pids[i], NULL, 0) < 0 && errno == EINTR)
+			;
+	free(r->system_pids);
+}
+
 /* Reads whatever is pending; returns the number of records, or -1 on error. */
 static int drain(struct runner *r)
 {
@@ -311,9 +366,11 @@ static int drain(struct runner *r)
 				trace_sink_feed(w->stream, payload, w->len);
 				break;
 			case UTAP_REC_EVENT:
-				/* text requests: tables for the table service, the rest for the trace sink */
+				/* text requests: tables for the table service, system() commands, the rest for the trace sink */
 				if (w->len > 7 && !memcmp(payload, "tables ", 7))
 					tables_event(r->tables_fd, payload, w->len);
+				else if (w->len > 7 && !memcmp(payload, "system ", 7))
+					system_event(r, payload + 7, w->len - 7);
 				else
 					trace_sink_event(payload, w->len);
 				break;
@@ -548,6 +605,7 @@ int run_module(struct session *s, const char *ko_path)
 	sigset_t oldmask;
 	int rc = 1, start_rc;
 
+	pthread_mutex_init(&r.system_lock, NULL);
 	if (geteuid() != 0) {
 		errorf("pass 5 loads a kernel module, which needs root: run utap as root, or "
 		       "use --vm to run in a throwaway virtual machine");
@@ -605,6 +663,7 @@ unload:
 out:
 	release_child(&r, false);
 	end_child(&r);
+	wait_system(&r);
 	if (r.exec_report >= 0)
 		close(r.exec_report);
 	stop_guardian(&r);
