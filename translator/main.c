@@ -53,6 +53,8 @@ static void usage(FILE *out)
 		"  -I DIR        look for tapsets in DIR too\n"
 		"  -d PATH       carry unwind and symbol tables for the ELF file PATH\n"
 		"  --ldd         also for the shared libraries of every such file\n"
+		"  --suppress-handler-errors\n"
+		"                a failing probe handler ends quietly; errors are counted only\n"
 		"  -s MB         transport buffer size per CPU, in megabytes (default 4)\n"
 		"  -l PATTERN    list the probe points PATTERN matches\n"
 		"  -L PATTERN    the same, with their target variables\n"
@@ -124,7 +126,7 @@ static const char *valid_modname(const char *name)
 
 enum {
 	OPT_VM = 1000, OPT_VM_MEM, OPT_VM_CPUS, OPT_VM_TIMEOUT, OPT_VM_ACCEL, OPT_VM_CHECK,
-	OPT_RUN, OPT_LDD, OPT_ALL_MODULES,
+	OPT_RUN, OPT_LDD, OPT_ALL_MODULES, OPT_SUPPRESS_HANDLER_ERRORS,
 };
 
 static long parse_number(const char *opt, const char *arg, long min, long max)
@@ -163,6 +165,7 @@ static void parse_options(struct session *s, int argc, char **argv)
 		{ "run", required_argument, NULL, OPT_RUN },
 		{ "ldd", no_argument, NULL, OPT_LDD },
 		{ "all-modules", no_argument, NULL, OPT_ALL_MODULES },
+		{ "suppress-handler-errors", no_argument, NULL, OPT_SUPPRESS_HANDLER_ERRORS },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -261,6 +264,10 @@ static void parse_options(struct session *s, int argc, char **argv)
 			break;
 		case OPT_LDD:
 			s->ldd = true;
+			break;
+		case OPT_SUPPRESS_HANDLER_ERRORS:
+			/* the module's build decides: runtime/core/context.c */
+			s->defines = push(s->defines, &s->ndefines, "UTAP_SUPPRESS_HANDLER_ERRORS");
 			break;
 		case OPT_ALL_MODULES:
 			/* kernel symbols come from the running kernel: nothing to add */

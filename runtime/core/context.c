@@ -18,6 +18,19 @@ static atomic_t utap_skipped_nested = ATOMIC_INIT(0);
 static atomic_t utap_skipped_lock = ATOMIC_INIT(0);
 static int utap_exit_status;
 
+/*
+ * --suppress-handler-errors: a failing handler ends quietly, as if its body
+ * were try { } catch { next }; its error is counted (for the end-of-run
+ * warning) but neither printed nor held against MAXERRORS, and skipped
+ * probes do not end the session.
+ */
+#ifdef UTAP_SUPPRESS_HANDLER_ERRORS
+#define UTAP_SUPPRESS_ERRORS 1
+#else
+#define UTAP_SUPPRESS_ERRORS 0
+#endif
+static atomic_t utap_suppressed_errors = ATOMIC_INIT(0);
+
 static long utap_target = 0;
 module_param_named(target, utap_target, long, 0400);
 /* the runner's process, which started the session (stp_pid()) */
@@ -105,7 +118,7 @@ static struct utap_context *utap_context_enter(const struct utap_probe *p, int s
 	if (unlikely(atomic_inc_return(&c->busy) != 1)) {
 		atomic_dec(&c->busy);
 		atomic_inc(&utap_skipped_nested);
-		if (atomic_inc_return(&utap_skipped) > MAXSKIPPED &&
+		if (atomic_inc_return(&utap_skipped) > MAXSKIPPED && !UTAP_SUPPRESS_ERRORS &&
 		    !atomic_xchg(&utap_exit_requested, 1)) {
 			utap_err("Skipped too many probes, check MAXSKIPPED or try again "
 				 "with stap -t for more details.");
@@ -134,6 +147,11 @@ static void utap_report_error(struct utap_context *c)
 {
 	int n;
 
+	if (UTAP_SUPPRESS_ERRORS) {
+		atomic_inc(&utap_errors);
+		atomic_inc(&utap_suppressed_errors);
+		return;
+	}
 	/* stap 4.8's form (its generated code, and measured): no probe point */
 	if (c->last_near)
 		utap_err("%s near %s", c->last_error, c->last_near);

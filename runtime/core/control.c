@@ -125,7 +125,7 @@ static ssize_t utap_ctl_read(struct file *f, char __user *ubuf, size_t count, lo
 		      "state %d\nexit %d\nexit_status %d\nerrors %d\nskipped %d\n"
 		      "skipped_nested %d\nskipped_lock %d\n"
 		      "records %lld\nlost_records %lld\nlost_bytes %lld\nlost_prints %lld\n"
-		      "lost_messages %lld\n",
+		      "lost_messages %lld\nsuppressed %d\n",
 		      atomic_read(&utap_state), atomic_read(&utap_exit_requested),
 		      utap_exit_status, atomic_read(&utap_errors), atomic_read(&utap_skipped),
 		      atomic_read(&utap_skipped_nested), atomic_read(&utap_skipped_lock),
@@ -133,7 +133,8 @@ static ssize_t utap_ctl_read(struct file *f, char __user *ubuf, size_t count, lo
 		      (long long)atomic64_read(&utap_lost_records),
 		      (long long)atomic64_read(&utap_lost_bytes),
 		      (long long)atomic64_read(&utap_lost_prints),
-		      (long long)atomic64_read(&utap_lost_msgs));
+		      (long long)atomic64_read(&utap_lost_msgs),
+		      atomic_read(&utap_suppressed_errors));
 	return simple_read_from_buffer(ubuf, count, ppos, buf, n);
 }
 

@@ -56,7 +56,7 @@ struct runner {
 };
 
 struct ctl_status {
-	long state, exit, exit_status, errors, skipped, skipped_nested, skipped_lock;
+	long state, exit, exit_status, errors, skipped, skipped_nested, skipped_lock, suppressed;
 	long long records, lost_records, lost_bytes, lost_prints, lost_messages;
 };
 
@@ -404,6 +404,7 @@ static int read_status(struct runner *r, struct ctl_status *st)
 		FIELD(exit);
 		FIELD(exit_status);
 		FIELD(errors);
+		FIELD(suppressed);
 		FIELD(skipped);
 		FIELD(skipped_nested);
 		FIELD(skipped_lock);
@@ -644,7 +645,8 @@ int run_module(struct session *s, const char *ko_path)
 	ctl_command(&r, UTAP_CTL_STOP);
 	stop_relay(&r);
 	read_status(&r, &st);
-	rc = st.exit_status || st.errors ? 1 : 0;
+	/* errors --suppress-handler-errors hid are reported, not failures */
+	rc = st.exit_status || st.errors > st.suppressed ? 1 : 0;
 	if (exec_failed(&r))
 		rc = 1;
 	if (trace_sink_close(s))
