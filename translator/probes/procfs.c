@@ -37,6 +37,7 @@ static bool good_path(const char *p)
 	}
 }
 
+/* "__stdin" is the input probes' file (input.stp), a tapset's name only */
 static int procfs_path(const struct pp_component *c, const char **path, struct loc loc)
 {
 	*path = "command";
@@ -47,7 +48,7 @@ static int procfs_path(const struct pp_component *c, const char **path, struct l
 		error_at(loc, "procfs takes a file name as a string: procfs(\"PATH\")");
 		return -1;
 	}
-	if (!good_path(*path) || !strcmp(*path, "__stdin")) {
+	if (!good_path(*path) || (!strcmp(*path, "__stdin") && !loc.src->is_tapset)) {
 		error_at(loc, "\"%s\" cannot be a procfs file name: give names joined by '/', "
 			 "none empty, '.' or '..', other than \"__stdin\"", *path);
 		return -1;

@@ -50,6 +50,7 @@ struct runner {
 	pthread_t relay;
 	atomic_bool relay_done;
 	int exit_event;		/* eventfd: the relay saw an exit request */
+	int stdin_fd;		/* the module's input file (input.char/.line), or -1 */
 	pthread_mutex_t system_lock;	/* the relay thread starts them too */
 	pid_t *system_pids;	/* system() commands not yet waited for */
 	size_t nsystem, system_cap;
@@ -490,21 +491,44 @@ static void stop_relay(struct runner *r)
 	close(r->exit_event);
 }
 
+/*
+ * Our stdin to the script's input probes, a byte per write as input.char
+ * wants; at its end (or when the module refuses) no more is read.
+ */
+static void feed_input(struct runner *r)
+{
+	char buf[4096];
+	ssize_t n = read(0, buf, sizeof(buf));
+
+	for (ssize_t i = 0; i < n; i++)
+		if (write(r->stdin_fd, buf + i, 1) != 1)
+			n = 0;
+	if (n <= 0 && !(n < 0 && errno == EINTR)) {
+		close(r->stdin_fd);
+		r->stdin_fd = -1;
+	}
+}
+
 static void main_loop(struct runner *r)
 {
-	struct pollfd pfd[2] = {
+	struct pollfd pfd[3] = {
 		{ .fd = r->exit_event, .events = POLLIN },
 		{ .fd = r->sig_fd, .events = POLLIN },
+		{ .fd = -1, .events = POLLIN },
 	};
 	struct ctl_status st;
 
 	while (!r->stop) {
-		int n = poll(pfd, 2, 250);
+		int n;
 
+		pfd[2].fd = r->stdin_fd >= 0 ? 0 : -1;
+		n = poll(pfd, 3, 250);
 		if (n < 0 && errno != EINTR)
 			break;
 		if (pfd[1].revents & POLLIN)
 			handle_signals(r);
+		if (pfd[2].revents & (POLLIN | POLLHUP | POLLERR))
+			feed_input(r);
 		if (pfd[0].revents & POLLIN)
 			r->stop = true;
 		/* exit() from a probe, or too many errors, also show in the state */
@@ -641,7 +665,11 @@ int run_module(struct session *s, const char *ko_path)
 		goto close_files;
 	}
 	release_child(&r, true);
+	r.stdin_fd = open(arena_printf("/proc/systemtap/%s/__stdin", r.modname),
+			  O_WRONLY | O_CLOEXEC);
 	main_loop(&r);
+	if (r.stdin_fd >= 0)
+		close(r.stdin_fd);
 	ctl_command(&r, UTAP_CTL_STOP);
 	stop_relay(&r);
 	read_status(&r, &st);
