@@ -48,6 +48,7 @@
 /* One entry per derived probe; pp() and error messages use it. */
 struct utap_probe {
 	const char *pp;
+	const char *pn;		/* the script-level point, as -l lists it (pn()) */
 	int index;
 };
 

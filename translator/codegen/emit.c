@@ -1153,9 +1153,10 @@ static void emit_probe_table(struct emitter *em)
 	sb_printf(&em->top, "static const struct utap_probe utap_probes[%d] = {\n",
 		  em->s->nderived);
 	for (struct derived_probe *d = em->s->derived; d; d = d->next) {
-		const char *pp = d->pp;
+		const char *pp = d->pp, *pn = d->listed_pp ? d->listed_pp : d->pp;
 
-		sb_printf(&em->top, "\t{ .pp = %s, .index = %d },\n", c_string_literal(pp, strlen(pp)),
+		sb_printf(&em->top, "\t{ .pp = %s, .pn = %s, .index = %d },\n",
+			  c_string_literal(pp, strlen(pp)), c_string_literal(pn, strlen(pn)),
 			  d->index);
 	}
 	sb_printf(&em->top, "};\n");
