@@ -118,13 +118,21 @@ static int step_member(struct walk *w, struct place *p, const char *member)
 	return 0;
 }
 
-static int step_index(struct walk *w, struct place *p, int64_t index)
+/* [index]: a constant, or a script expression evaluated where the walk runs */
+static int step_index(struct walk *w, struct place *p, struct node *index)
 {
 	struct btf_info target, i;
+	const char *v = "0";
 
+	if (index->kind == N_NUM)
+		v = arena_printf("%lldLL", (long long)index->num);
+	else if (w->entry)
+		return fail(w, "'%s': an index inside @entry() must be a constant number");
+	else if (w->em)
+		v = emit_value(w->em, index).c;
 	if (pointer_of(w, p, &target))
 		return -1;
-	out(w, "utap_a = utap_v + (unsigned long)(%lldLL) * %u;", (long long)index, target.size);
+	out(w, "utap_a = utap_v + (unsigned long)(%s) * %u;", v, target.size);
 	btf_resolve(w->b, p->type, &i);
 	*p = (struct place){ .lvalue = true, .type = i.target };
 	return 0;
@@ -217,9 +225,9 @@ static int walk_var(struct walk *w, uint32_t proto, bool is_return, const char *
 						    w->text));
 		p = param_place(w, i, type);
 	}
-	for (const struct node *a = n->args; a; a = a->next) {
+	for (struct node *a = n->args; a; a = a->next) {
 		int rc = a->op && !strcmp(a->op, "->") ? step_member(w, &p, a->str) :
-			 step_index(w, &p, a->num);
+			 step_index(w, &p, a);
 
 		if (rc)
 			return rc;
@@ -413,18 +421,21 @@ static uint32_t cast_type(const struct btf *b, const struct node *n, bool quiet)
 /* The walk from the pointer in utap_a; a first [i] steps over whole objects of the type */
 static int walk_cast(struct walk *w, uint32_t type, const char *res)
 {
-	const struct node *a = w->n->args;
+	struct node *a = w->n->args;
 	struct place p = { .lvalue = true, .type = type };
 	struct btf_info i;
 
 	if (a && !(a->op && !strcmp(a->op, "->"))) {
+		const char *v = a->kind == N_NUM ? arena_printf("%lldLL", (long long)a->num) :
+				w->em ? emit_value(w->em, a).c : "0";
+
 		btf_resolve(w->b, type, &i);
-		out(w, "utap_a += (unsigned long)(%lldLL) * %u;", (long long)a->num, i.size);
+		out(w, "utap_a += (unsigned long)(%s) * %u;", v, i.size);
 		a = a->next;
 	}
 	for (; a; a = a->next) {
 		int rc = a->op && !strcmp(a->op, "->") ? step_member(w, &p, a->str) :
-			 step_index(w, &p, a->num);
+			 step_index(w, &p, a);
 
 		if (rc)
 			return rc;

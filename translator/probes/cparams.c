@@ -182,15 +182,6 @@ int cparams_find(const struct cparam *p, int n, const char *name)
 
 int cparams_check_target(const struct node *n, bool quiet)
 {
-	for (const struct node *a = n->args; a; a = a->next) {
-		if (a->op && !strcmp(a->op, "->"))
-			continue;
-		if (a->kind != N_NUM) {
-			if (!quiet)
-				error_at(a->loc, "utap indexes '%s' only with a constant number", n->name);
-			return -1;
-		}
-	}
 	if (n->name[strlen(n->name) - 1] == '$') {
 		if (!quiet)
 			error_at(n->loc, "pretty-printing '%s' is not supported for this probe", n->name);
@@ -230,8 +221,9 @@ static const char *emit_step(struct emitter *em, const struct node *a, const cha
 		emit_line(em, "utap_a = (unsigned long)&((typeof(&*(%s)))utap_p)->%s;", t, a->str);
 		return arena_printf("(%s)->%s", t, a->str);
 	}
-	emit_line(em, "utap_a = utap_p + (unsigned long)(%lldLL) * sizeof((%s)[0]);",
-		  (long long)a->num, t);
+	emit_line(em, "utap_a = utap_p + (unsigned long)(%s) * sizeof((%s)[0]);",
+		  a->kind == N_NUM ? arena_printf("%lldLL", (long long)a->num) :
+		  emit_value(em, (struct node *)a).c, t);
 	return arena_printf("(%s)[0]", t);
 }
 

@@ -353,6 +353,16 @@ static enum type infer(struct node *n, enum type want)
 	return t;
 }
 
+/* The script values a target variable reads: [index] expressions, @cast's pointer */
+static void infer_target_operands(struct node *n)
+{
+	for (struct node *a = n->args; a; a = a->next)
+		if (!(a->op && !strcmp(a->op, "->")) && a->kind != N_NUM)
+			expect_type(a, TY_LONG, "an index");
+	if (n->kind == N_CAST && n->lhs && n->lhs->kind != N_NUM)
+		expect_type(n->lhs, TY_LONG, "the address @cast reads");
+}
+
 static enum type infer_node(struct node *n, enum type want)
 {
 	enum type t;
@@ -366,6 +376,7 @@ static enum type infer_node(struct node *n, enum type want)
 	case N_TARGET:
 	case N_CAST:
 	case N_ENTRY:
+		infer_target_operands(n);
 		return n->type;	/* set by the provider in pass 2 */
 	case N_STR:
 		return TY_STRING;
