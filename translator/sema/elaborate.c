@@ -611,6 +611,11 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n)
 		}
 		resolve_node(s, sc, n->catch_body);
 		return;
+	case N_PROBEWRITE:
+		error_at(n->loc, "@probewrite(%s) is only known in a probe that uses an alias; "
+			 "write it in the alias's blocks (probe NAME = POINT { ... }, { ... })",
+			 n->name);
+		return;
 	case N_EMBED:
 		if (!s->guru && !written_in(sc, n->loc)->is_tapset)
 			error_at(n->loc, "embedded C code needs guru mode (-g)");
@@ -890,6 +895,72 @@ static struct node *alias_body_for(const struct probe *alias, struct node *body,
 	return b;
 }
 
+/* ---- @probewrite ---- */
+
+struct probewrite {
+	const char *name;
+	bool written;
+};
+
+static bool names(const struct node *lv, const char *name)
+{
+	if (lv && lv->kind == N_INDEX)
+		lv = lv->lhs;
+	return lv && (lv->kind == N_VAR || (lv->kind == N_TARGET && !lv->args)) &&
+	       !strcmp(lv->name, name);
+}
+
+/* A write as stap counts one: assignment, ++/--, <<<, delete, a foreach or catch binding */
+static void find_write(struct node *n, void *arg)
+{
+	struct probewrite *w = arg;
+
+	switch (n->kind) {
+	case N_ASSIGN:
+	case N_PREINC:
+	case N_POSTINC:
+	case N_AGG_ADD:
+	case N_DELETE:
+		w->written |= names(n->lhs, w->name);
+		return;
+	case N_FOREACH:
+		for (int i = 0; i < n->fe_nkeys; i++)
+			w->written |= !strcmp(n->fe_keys[i]->name, w->name);
+		w->written |= n->fe_value && !strcmp(n->fe_value->name, w->name);
+		return;
+	case N_TRY:
+		w->written |= n->catch_var && !strcmp(n->catch_var->name, w->name);
+		return;
+	default:
+		return;
+	}
+}
+
+static void settle_probewrite(struct node *n, void *body)
+{
+	struct probewrite w = { n->name, false };
+
+	if (n->kind != N_PROBEWRITE)
+		return;
+	ast_walk(body, find_write, &w);
+	n->kind = N_NUM;
+	n->num = w.written;
+}
+
+/* An alias's probe: each @probewrite in it is 1 if the body the alias was
+ * given (the user's, with any outer alias's prologue) writes the variable */
+static struct node *alias_block(const struct probe *alias, struct node *prologue,
+				struct node *body)
+{
+	struct node *b = alias->is_epilogue ? block_of(body, prologue, body->loc) :
+			 block_of(prologue, body, body->loc);
+
+	if (alias->epilogue)
+		b = block_of(b, alias->epilogue, body->loc);
+	ast_walk(b, settle_probewrite, body);
+	return b;
+}
+
 static int derive_alias(struct session *s, struct probe *probe, struct probe_point *point,
 			struct probe_point *name, struct node *body, struct node *cond,
 			struct probe *alias, const struct pp_component *suffix)
@@ -907,8 +978,7 @@ static int derive_alias(struct session *s, struct probe *probe, struct probe_poi
 
 	for (struct probe_point *t = alias->points; t; t = t->next) {
 		struct probe_point *target = with_suffix(t, suffix, point->optional);
-		struct node *combined = alias->is_epilogue ? block_of(body, alias_body, body->loc) :
-				       block_of(alias_body, body, body->loc);
+		struct node *combined = alias_block(alias, alias_body, body);
 
 		n = derive_point(s, probe, target, combined, and_conditions(cond, t->cond), true);
 		if (n < 0)
