@@ -523,6 +523,24 @@ static struct node *parse_probewrite(struct parser *p, struct token *t)
 	return n;
 }
 
+/* @const("NAME") (guru): the C constant NAME of the headers the script
+ * includes, as the embedded expression stap 4.8 makes of it */
+static struct node *parse_const(struct parser *p, struct token *t)
+{
+	struct node *call = parse_args(p, new_node(N_CALL, t), "@const");
+	struct node *n = new_node(N_EMBED, t);
+
+	n->type = TY_LONG;
+	n->name = "@const";
+	n->str = "";
+	if (call->nargs != 1 || call->args->kind != N_STR || !call->args->str[0]) {
+		perr(p, t->loc, "@const takes one string, the name of a C constant: @const(\"NAME\")");
+		return n;
+	}
+	n->str = arena_printf(" /* pure */ /* unprivileged */ /* stable */ %s ", call->args->str);
+	return n;
+}
+
 static struct node *parse_at_op(struct parser *p)
 {
 	struct token *t = advance(p);
@@ -593,6 +611,8 @@ static struct node *parse_at_op(struct parser *p)
 		return parse_type_member_defined(p, t);
 	if (!strcmp(name, "@probewrite"))
 		return parse_probewrite(p, t);
+	if (!strcmp(name, "@const"))
+		return parse_const(p, t);
 	if (!strcmp(name, "@task") || !strcmp(name, "@mm") || !strcmp(name, "@cast_sizeof") ||
 	    !strcmp(name, "@cast_module_sizeof"))
 		return parse_cast_macro(p, t, name);

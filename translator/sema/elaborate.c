@@ -617,7 +617,11 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n)
 			 n->name);
 		return;
 	case N_EMBED:
-		if (!s->guru && !written_in(sc, n->loc)->is_tapset)
+		if (s->guru || written_in(sc, n->loc)->is_tapset)
+			return;
+		if (n->name)
+			error_at(n->loc, "%s reads a C constant, which needs guru mode (-g)", n->name);
+		else
 			error_at(n->loc, "embedded C code needs guru mode (-g)");
 		return;
 	case N_TARGET:
