@@ -1384,6 +1384,101 @@ static int resolve_global(struct tv_ctx *t)
 	return set_value_plan(t, &w.acc);
 }
 
+/* ---- @cast(p, "type"[, "module"]) ---- */
+
+/* "struct NAME", "union NAME", "enum NAME" or a typedef or base type NAME */
+static bool type_matches(Dwarf_Die *d, const char *spec)
+{
+	static const struct { const char *kw; int tag; } kinds[] = {
+		{ "struct ", DW_TAG_structure_type }, { "union ", DW_TAG_union_type },
+		{ "enum ", DW_TAG_enumeration_type }, { "class ", DW_TAG_class_type },
+	};
+	const char *name = dwarf_diename(d);
+	int tag = dwarf_tag(d);
+	Dwarf_Attribute a;
+
+	if (!name || dwarf_attr(d, DW_AT_declaration, &a))
+		return false;
+	for (size_t i = 0; i < ARRAY_LEN(kinds); i++)
+		if (!strncmp(spec, kinds[i].kw, strlen(kinds[i].kw)))
+			return tag == kinds[i].tag && !strcmp(name, spec + strlen(kinds[i].kw));
+	return (tag == DW_TAG_typedef || tag == DW_TAG_base_type) && !strcmp(name, spec);
+}
+
+static bool find_type(struct dwarf_file *df, const char *spec, Dwarf_Die *out)
+{
+	for (size_t i = 0; i < df->ncus; i++) {
+		Dwarf_Die cu;
+
+		if (!dwarf_offdie(df->dw, df->cus[i].off, &cu) || dwarf_child(&cu, out) != 0)
+			continue;
+		do {
+			if (type_matches(out, spec))
+				return true;
+		} while (dwarf_siblingof(out, out) == 0);
+	}
+	return false;
+}
+
+/* The binary whose DWARF a @cast reads: MODULE, else the probed one. */
+static struct dwarf_file *cast_dwarf(struct tv_ctx *t, const char *module, const char **why)
+{
+	const char *path;
+	struct ubinary *b;
+
+	if (!module) {
+		*why = "the probed binary has no DWARF";
+		return t->f ? t->f->df : NULL;
+	}
+	*why = "no such binary";
+	path = ubin_find(module);
+	b = path ? ubin_open(path, why) : NULL;
+	if (b && !dwarf_load(b))
+		*why = "it has no DWARF";
+	return b ? dwarf_load(b) : NULL;
+}
+
+static int resolve_cast(struct tv_ctx *t)
+{
+	struct node *v = t->var, *ptr = v->lhs;
+	struct node *type = ptr ? ptr->next : NULL, *mod = type ? type->next : NULL;
+	struct dwarf_file *df;
+	const char *why;
+	struct walk w;
+
+	if (!type || type->kind != N_STR || (mod && mod->kind != N_STR))
+		return tv_error(t, "@cast takes a value, a type string and an optional module "
+				"string%s%s", "", "");
+	if (mod && mod->str[0] == '<')
+		return tv_error(t, "@cast to a type of a header (%s) in a process probe is not "
+				"supported; name a binary with DWARF that has the type%s", mod->str, "");
+	df = cast_dwarf(t, mod ? mod->str : NULL, &why);
+	if (!df)
+		return tv_error(t, "@cast(..., \"%s\") needs DWARF: %s", type->str, why);
+	memset(&w, 0, sizeof(w));
+	if (!find_type(df, type->str, &w.type))
+		return tv_error(t, "no type '%s' in the DWARF of %s", type->str,
+				mod ? mod->str : "the probed binary");
+	if (dwarf_tag(&w.type) == DW_TAG_typedef)
+		peeled_type(&w.type, &w.type);
+	w.has_type = true;
+	w.is_addr = true;
+	w.acc.base = "0ULL";
+	/* the address is the operand, a script value computed when the probe runs */
+	add_step(&w, (struct step){ .op = STEP_INDEX, .k = 1, .index = ptr });
+	for (struct node *a = v->args; a; a = a->next) {
+		bool ok = a->op && !strcmp(a->op, "->") ? walk_field(&w, a->str) : walk_index(&w, a);
+
+		if (!ok)
+			return tv_error(t, "@cast to '%s': %s", type->str, w.err);
+	}
+	if (!walk_finish(&w, v->op && !strcmp(v->op, "&")))
+		return tv_error(t, "@cast to '%s' is %s", type->str, w.err);
+	/* read when the probe runs, .return probes too: the operand is the script's */
+	uvar_set_long(t->n, &w.acc);
+	return 0;
+}
+
 /* A char pointer: printed as a quoted string by $$parms$. */
 static bool is_char_pointer(Dwarf_Die *type)
 {
@@ -1497,8 +1592,8 @@ int dwarf_target_var(struct session *s, struct derived_probe *d, struct dwarf_fu
 		return resolve_entry(&t);
 	if (n->kind == N_CAST && !strcmp(name, "@var"))
 		return resolve_global(&t);
-	if (n->kind != N_TARGET)
-		return tv_error(&t, "@cast is not supported in process probes yet%s%s", "", "");
+	if (n->kind == N_CAST)
+		return resolve_cast(&t);
 	if (!strcmp(name, "$return"))
 		return resolve_return(&t);
 	if (!strcmp(name, "$$return") || !strcmp(name, "$$return$"))
