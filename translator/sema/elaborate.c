@@ -813,6 +813,83 @@ static int derive_family_wildcard(struct session *s, struct probe *probe,
 	return total;
 }
 
+/* The first component after the first whose name is a pattern, or NULL. */
+static struct pp_component *later_wildcard(const struct probe_point *pp)
+{
+	for (struct pp_component *c = pp->comps->next; c; c = c->next)
+		if (strchr(c->name, '*') || strchr(c->name, '?'))
+			return c;
+	return NULL;
+}
+
+/* POINT with component WILD named NAME, and with '**' kept after it when MORE */
+static struct probe_point *with_component(const struct probe_point *point,
+					  const struct pp_component *wild, const char *name,
+					  bool more)
+{
+	struct probe_point *named = with_suffix(point, NULL, false);
+	struct pp_component *c = named->comps;
+
+	for (const struct pp_component *o = point->comps; o != wild; o = o->next)
+		c = c->next;
+	c->name = name;
+	if (more) {
+		struct pp_component *rest = arena_alloc(sizeof(*rest));
+
+		*rest = *c;
+		rest->name = "**";
+		c->arg = NULL;
+		c->next = rest;
+	}
+	return named;
+}
+
+/* How many components a '**' is standing for at most: stap's trees are shallow. */
+enum { MAX_GLOB_COMPONENTS = 3 };
+static int glob_components;
+
+/*
+ * timer.*(1), kernel.*("sched:*"): a pattern after the first component
+ * stands for each name the point's families take there ('**' for one to
+ * three of them), each resolved quietly, as stap expands its match tree.
+ */
+static int derive_component_wildcard(struct session *s, struct probe *probe,
+				     struct probe_point *point, struct pp_component *wild,
+				     struct node *body, struct node *cond, bool aliased)
+{
+	const char *tried[64];
+	int ntried = 0, total = 0;
+	bool globstar = !strcmp(wild->name, "**");
+
+	for (const struct probe_family *f = s->families; f && f->first; f++) {
+		if (strcmp(f->first, point->comps->name) || !f->prov->words)
+			continue;
+		for (const char *const *w = f->prov->words; *w; w++) {
+			bool seen = false;
+
+			for (int i = 0; i < ntried; i++)
+				seen |= !strcmp(tried[i], *w);
+			if (seen || ntried == (int)ARRAY_LEN(tried) ||
+			    (!globstar && fnmatch(wild->name, *w, 0)))
+				continue;
+			tried[ntried++] = *w;
+			for (int more = 0; more <= (globstar && glob_components <
+						    MAX_GLOB_COMPONENTS - 1); more++) {
+				int n;
+
+				glob_components += more;
+				n = derive_point(s, probe, with_component(point, wild, *w, more),
+						 body, cond, aliased);
+				glob_components -= more;
+				if (n < 0)
+					return -1;
+				total += n;
+			}
+		}
+	}
+	return total;
+}
+
 /* The outermost alias name (with the point's suffix) being expanded: -l lists it. */
 static const char *alias_listed_pp;
 
@@ -1103,6 +1180,13 @@ static int derive_point(struct session *s, struct probe *probe, struct probe_poi
 	if (strchr(point->comps->name, '*')) {
 		/* a wildcard first component stands for aliases and families alike */
 		int n = derive_family_wildcard(s, probe, point, body, cond);
+
+		alias_depth--;
+		return n < 0 ? -1 : total + n;
+	}
+	if (later_wildcard(point)) {
+		int n = derive_component_wildcard(s, probe, point, later_wildcard(point), body,
+						  cond, aliased);
 
 		alias_depth--;
 		return n < 0 ? -1 : total + n;
