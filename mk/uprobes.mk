@@ -10,9 +10,14 @@ UTAP_SRCS += translator/probes/process.c translator/probes/process_bin.c \
 # one whose functions are left only in .dynsym (-rdynamic), and a C++ one
 # without DWARF: exported functions in .dynsym (-rdynamic), the file's
 # own in minidebuginfo.
-UPROBE_PROGS := $(B)/progs/u_params-nopie $(B)/progs/u_params-stripped $(B)/progs/u_cxx-mini
+UPROBE_PROGS := $(B)/progs/u_params-nopie $(B)/progs/u_params-stripped $(B)/progs/u_cxx-mini \
+	$(B)/progs/u_globals-nopie
 
 $(B)/progs/u_params-nopie: testsuite/progs/u_params.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -fno-pie -no-pie -o $@ $<
+
+$(B)/progs/u_globals-nopie: testsuite/progs/u_globals.c
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -fno-pie -no-pie -o $@ $<
 

@@ -214,6 +214,9 @@ void dump_expr(struct strbuf *sb, const struct node *n)
 		dump_expr(sb, n->lhs);
 		sb_putc(sb, ')');
 		break;
+	case N_PROBEWRITE:
+		sb_printf(sb, "@probewrite(%s)", n->name);
+		break;
 	case N_EMBED:
 		sb_printf(sb, "%%{%s%%}", n->str);
 		break;
@@ -409,6 +412,7 @@ void dump_file(FILE *out, const struct file *f)
 		sb_puts(&sb, "probe ");
 		dump_probe_head(&sb, p);
 		sb_putc(&sb, ' ');
+		/* an alias's epilogue is left out, as stap 4.8's -p1 leaves it out */
 		dump_stmt(&sb, p->body, 0);
 		sb_putc(&sb, '\n');
 	}

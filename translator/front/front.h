@@ -99,6 +99,7 @@ enum node_kind {
 	N_ENTRY,	/* @entry(expr) */
 	N_CAST,		/* @cast(expr, "type"[, "module"]) */
 	N_ARGC,		/* $# / @# */
+	N_PROBEWRITE,	/* @probewrite(x): name is x (or $x); 1 or 0 once an alias expands */
 	/* statements */
 	N_BLOCK,
 	N_EXPR_STMT,
@@ -289,6 +290,7 @@ struct probe_point {
 struct probe {
 	struct probe_point *points;
 	struct node *body;
+	struct node *epilogue;	/* probe a = p { body }, { epilogue } */
 	struct symbol *locals;
 	struct loc loc;
 	const struct source *src;

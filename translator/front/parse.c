@@ -499,6 +499,48 @@ static struct node *parse_cast_address(struct parser *p)
 	return n;
 }
 
+/* @probewrite(x) or @probewrite($x): pass 2 gives 1 if the body of the probe
+ * that uses an alias writes x, else 0 */
+static struct node *parse_probewrite(struct parser *p, struct token *t)
+{
+	struct node *n = new_node(N_PROBEWRITE, t);
+	struct token *v;
+
+	n->type = TY_LONG;
+	n->name = "";
+	if (!expect(p, "(", "after @probewrite"))
+		return n;
+	v = peek(p);
+	if ((v->kind != TK_IDENT && v->kind != TK_TARGET) || is_keyword(v)) {
+		perr(p, v->loc, "@probewrite takes a variable name or a $target variable, found %s",
+			 tok_describe(v));
+		sync_after_error(p);
+		return n;
+	}
+	advance(p);
+	n->name = ident_text(v);
+	expect(p, ")", "to close @probewrite");
+	return n;
+}
+
+/* @const("NAME") (guru): the C constant NAME of the headers the script
+ * includes, as the embedded expression stap 4.8 makes of it */
+static struct node *parse_const(struct parser *p, struct token *t)
+{
+	struct node *call = parse_args(p, new_node(N_CALL, t), "@const");
+	struct node *n = new_node(N_EMBED, t);
+
+	n->type = TY_LONG;
+	n->name = "@const";
+	n->str = "";
+	if (call->nargs != 1 || call->args->kind != N_STR || !call->args->str[0]) {
+		perr(p, t->loc, "@const takes one string, the name of a C constant: @const(\"NAME\")");
+		return n;
+	}
+	n->str = arena_printf(" /* pure */ /* unprivileged */ /* stable */ %s ", call->args->str);
+	return n;
+}
+
 static struct node *parse_at_op(struct parser *p)
 {
 	struct token *t = advance(p);
@@ -567,6 +609,10 @@ static struct node *parse_at_op(struct parser *p)
 	}
 	if (!strcmp(name, "@type_member_defined"))
 		return parse_type_member_defined(p, t);
+	if (!strcmp(name, "@probewrite"))
+		return parse_probewrite(p, t);
+	if (!strcmp(name, "@const"))
+		return parse_const(p, t);
 	if (!strcmp(name, "@task") || !strcmp(name, "@mm") || !strcmp(name, "@cast_sizeof") ||
 	    !strcmp(name, "@cast_module_sizeof"))
 		return parse_cast_macro(p, t, name);
@@ -1441,6 +1487,20 @@ static void skip_to_declaration(struct parser *p)
 	}
 }
 
+/* probe a = p { prologue }, { epilogue }: the second block runs after the body */
+static void parse_epilogue(struct parser *p, struct probe *pr)
+{
+	struct token *comma = advance(p);
+
+	if (pr->is_epilogue) {
+		perr(p, comma->loc, "a '+=' alias has one block, run after the probe's body; "
+			 "write 'probe NAME = POINT { before }, { after }' for both");
+		parse_block(p);
+		return;
+	}
+	pr->epilogue = parse_block(p);
+}
+
 static void parse_probe(struct parser *p)
 {
 	struct token *kw = advance(p);
@@ -1466,6 +1526,8 @@ static void parse_probe(struct parser *p)
 	}
 	pr->points = points;
 	pr->body = parse_block(p);
+	if (pr->is_alias && at(p, ","))
+		parse_epilogue(p, pr);
 	pr->next = p->file->probes;
 	p->file->probes = pr;
 }

@@ -44,6 +44,7 @@ struct dwarf_file {
 
 struct dwarf_func {
 	struct dwarf_file *df;
+	struct ubinary *bin;		/* the binary it is in */
 	Dwarf_Die die;			/* the concrete (out-of-line) subprogram */
 	uint64_t entry;
 	const char *where;		/* "file:line" or NULL */
@@ -239,6 +240,7 @@ struct dwarf_func *dwarf_func_find(struct ubinary *b, const char *name, uint64_t
 		if (!best)
 			best = arena_alloc(sizeof(*best));
 		best->df = df;
+		best->bin = b;
 		best->die = die;
 		best->entry = entry;
 		best->where = decl_where(&die, entry);
@@ -266,6 +268,7 @@ struct dwarf_func *dwarf_func_at(struct ubinary *b, uint64_t pc)
 			continue;
 		f = arena_alloc(sizeof(*f));
 		f->df = df;
+		f->bin = b;
 		f->die = die;
 		f->entry = df->funcs[i - 1].entry;
 		f->where = decl_where(&die, f->entry);
@@ -849,6 +852,11 @@ static bool eval_simple_op(struct eval *ev, Dwarf_Attribute *attr, Dwarf_Op *op,
 		      push(ev, arena_printf("(%s + %" PRId64 "ULL)", x, (int64_t)op->number));
 	else if (a == DW_OP_call_frame_cfa)
 		*ok = (x = call_frame_cfa(ev)) && push(ev, x);
+	else if (a == DW_OP_addr)
+		/* a link-time address: moved by the binary's load bias, which is where
+		 * the probe hit (regs->ip) less where the probe is in the file */
+		*ok = push(ev, arena_printf("((uint64_t)c->regs->ip - %" PRIu64 "ULL + %" PRIu64
+					    "ULL)", ev->pc, (uint64_t)op->number));
 	else if (a >= DW_OP_lit0 && a <= DW_OP_lit31)
 		*ok = push(ev, arena_printf("%dULL", a - DW_OP_lit0));
 	else if (a == DW_OP_const1u || a == DW_OP_const2u || a == DW_OP_const4u ||
@@ -1282,6 +1290,195 @@ static int resolve_named(struct tv_ctx *t, const char *name)
 	return set_value_plan(t, &w.acc);
 }
 
+/* ---- @var("name[@file]"[, "module"]) ---- */
+
+/* The defining DIE (one with a location) of global NAME among CU's children. */
+static bool cu_global(Dwarf_Die *cu, const char *name, Dwarf_Die *out)
+{
+	Dwarf_Attribute a;
+	const char *dn;
+
+	if (dwarf_child(cu, out) != 0)
+		return false;
+	do {
+		/* a definition after an extern declaration names it by DW_AT_specification */
+		dn = dwarf_formstring(dwarf_attr_integrate(out, DW_AT_name, &a));
+		if (dwarf_tag(out) == DW_TAG_variable && dn && !strcmp(dn, name) &&
+		    dwarf_attr(out, DW_AT_location, &a))
+			return true;
+	} while (dwarf_siblingof(out, out) == 0);
+	return false;
+}
+
+/* Global NAME: in the probed function's CU first, then in every CU whose
+ * file matches FILE (every CU without one), as stap looks for it. */
+static bool find_global(struct dwarf_func *f, const char *name, const char *file, Dwarf_Die *out)
+{
+	Dwarf_Die cu;
+
+	if (!file && dwarf_diecu(&f->die, &cu, NULL, NULL) && cu_global(&cu, name, out))
+		return true;
+	for (size_t i = 0; i < f->df->ncus; i++) {
+		const char *cn;
+
+		if (!dwarf_offdie(f->df->dw, f->df->cus[i].off, &cu))
+			continue;
+		cn = dwarf_diename(&cu);
+		if (file && !(cn && file_matches(file, cn)))
+			continue;
+		if (cu_global(&cu, name, out))
+			return true;
+	}
+	return false;
+}
+
+/* The module argument names the probed binary: its path or its file name. */
+static bool is_probed_binary(const struct dwarf_func *f, const char *module)
+{
+	char *real = realpath(module, NULL);
+	const char *base = strrchr(f->bin->path, '/');
+	bool same = real && !strcmp(real, f->bin->path);
+
+	free(real);
+	return same || (!strchr(module, '/') && base && !strcmp(base + 1, module));
+}
+
+static int resolve_global(struct tv_ctx *t)
+{
+	struct node *v = t->var, *arg = v->lhs;
+	const char *spec, *at, *name, *file = NULL;
+	Dwarf_Die var;
+	struct walk w;
+
+	if (!arg || arg->kind != N_STR || (arg->next && arg->next->kind != N_STR) ||
+	    (arg->next && arg->next->next))
+		return tv_error(t, "@var takes a string naming the variable (\"NAME\" or "
+				"\"NAME@FILE\") and an optional module string%s%s", "", "");
+	spec = arg->str;
+	at = strchr(spec, '@');
+	name = at ? arena_strndup(spec, at - spec) : spec;
+	if (at)
+		file = at + 1;
+	if (!t->f)
+		return tv_error(t, "@var(\"%s\") needs debuginfo (DWARF), and %s has none", spec,
+				"the probed binary");
+	if (t->is_return)
+		return tv_error(t, "@var(\"%s\") in a .return probe is not supported; read it in a "
+				"%s probe on the function or a statement", spec, ".function");
+	if (arg->next && !is_probed_binary(t->f, arg->next->str))
+		return tv_error(t, "@var(\"%s\") of another binary (%s) than the probed one is "
+				"not supported", spec, arg->next->str);
+	if (!find_global(t->f, name, file, &var))
+		return tv_error(t, "no global variable '%s' in the DWARF of %s", spec,
+				"the probed binary");
+	if (!walk_start(&w, t->f, &var, t->pc))
+		return tv_error(t, "@var(\"%s\") is not available: %s", spec, w.err);
+	for (struct node *a = v->args; a; a = a->next) {
+		bool ok = a->op && !strcmp(a->op, "->") ? walk_field(&w, a->str) : walk_index(&w, a);
+
+		if (!ok)
+			return tv_error(t, "@var(\"%s\"): %s", spec, w.err);
+	}
+	if (!walk_finish(&w, v->op && !strcmp(v->op, "&")))
+		return tv_error(t, "@var(\"%s\") is %s", spec, w.err);
+	return set_value_plan(t, &w.acc);
+}
+
+/* ---- @cast(p, "type"[, "module"]) ---- */
+
+/* "struct NAME", "union NAME", "enum NAME" or a typedef or base type NAME */
+static bool type_matches(Dwarf_Die *d, const char *spec)
+{
+	static const struct { const char *kw; int tag; } kinds[] = {
+		{ "struct ", DW_TAG_structure_type }, { "union ", DW_TAG_union_type },
+		{ "enum ", DW_TAG_enumeration_type }, { "class ", DW_TAG_class_type },
+	};
+	const char *name = dwarf_diename(d);
+	int tag = dwarf_tag(d);
+	Dwarf_Attribute a;
+
+	if (!name || dwarf_attr(d, DW_AT_declaration, &a))
+		return false;
+	for (size_t i = 0; i < ARRAY_LEN(kinds); i++)
+		if (!strncmp(spec, kinds[i].kw, strlen(kinds[i].kw)))
+			return tag == kinds[i].tag && !strcmp(name, spec + strlen(kinds[i].kw));
+	return (tag == DW_TAG_typedef || tag == DW_TAG_base_type) && !strcmp(name, spec);
+}
+
+static bool find_type(struct dwarf_file *df, const char *spec, Dwarf_Die *out)
+{
+	for (size_t i = 0; i < df->ncus; i++) {
+		Dwarf_Die cu;
+
+		if (!dwarf_offdie(df->dw, df->cus[i].off, &cu) || dwarf_child(&cu, out) != 0)
+			continue;
+		do {
+			if (type_matches(out, spec))
+				return true;
+		} while (dwarf_siblingof(out, out) == 0);
+	}
+	return false;
+}
+
+/* The binary whose DWARF a @cast reads: MODULE, else the probed one. */
+static struct dwarf_file *cast_dwarf(struct tv_ctx *t, const char *module, const char **why)
+{
+	const char *path;
+	struct ubinary *b;
+
+	if (!module) {
+		*why = "the probed binary has no DWARF";
+		return t->f ? t->f->df : NULL;
+	}
+	*why = "no such binary";
+	path = ubin_find(module);
+	b = path ? ubin_open(path, why) : NULL;
+	if (b && !dwarf_load(b))
+		*why = "it has no DWARF";
+	return b ? dwarf_load(b) : NULL;
+}
+
+static int resolve_cast(struct tv_ctx *t)
+{
+	struct node *v = t->var, *ptr = v->lhs;
+	struct node *type = ptr ? ptr->next : NULL, *mod = type ? type->next : NULL;
+	struct dwarf_file *df;
+	const char *why;
+	struct walk w;
+
+	if (!type || type->kind != N_STR || (mod && mod->kind != N_STR))
+		return tv_error(t, "@cast takes a value, a type string and an optional module "
+				"string%s%s", "", "");
+	if (mod && mod->str[0] == '<')
+		return tv_error(t, "@cast to a type of a header (%s) in a process probe is not "
+				"supported; name a binary with DWARF that has the type%s", mod->str, "");
+	df = cast_dwarf(t, mod ? mod->str : NULL, &why);
+	if (!df)
+		return tv_error(t, "@cast(..., \"%s\") needs DWARF: %s", type->str, why);
+	memset(&w, 0, sizeof(w));
+	if (!find_type(df, type->str, &w.type))
+		return tv_error(t, "no type '%s' in the DWARF of %s", type->str,
+				mod ? mod->str : "the probed binary");
+	if (dwarf_tag(&w.type) == DW_TAG_typedef)
+		peeled_type(&w.type, &w.type);
+	w.has_type = true;
+	w.is_addr = true;
+	w.acc.base = "0ULL";
+	/* the address is the operand, a script value computed when the probe runs */
+	add_step(&w, (struct step){ .op = STEP_INDEX, .k = 1, .index = ptr });
+	for (struct node *a = v->args; a; a = a->next) {
+		bool ok = a->op && !strcmp(a->op, "->") ? walk_field(&w, a->str) : walk_index(&w, a);
+
+		if (!ok)
+			return tv_error(t, "@cast to '%s': %s", type->str, w.err);
+	}
+	if (!walk_finish(&w, v->op && !strcmp(v->op, "&")))
+		return tv_error(t, "@cast to '%s' is %s", type->str, w.err);
+	/* read when the probe runs, .return probes too: the operand is the script's */
+	uvar_set_long(t->n, &w.acc);
+	return 0;
+}
+
 /* A char pointer: printed as a quoted string by $$parms$. */
 static bool is_char_pointer(Dwarf_Die *type)
 {
@@ -1393,8 +1590,10 @@ int dwarf_target_var(struct session *s, struct derived_probe *d, struct dwarf_fu
 		t.caps = &scratch;	/* @defined() only asks: capture nothing */
 	if (n->kind == N_ENTRY)
 		return resolve_entry(&t);
-	if (n->kind != N_TARGET)
-		return tv_error(&t, "@cast is not supported in process probes yet%s%s", "", "");
+	if (n->kind == N_CAST && !strcmp(name, "@var"))
+		return resolve_global(&t);
+	if (n->kind == N_CAST)
+		return resolve_cast(&t);
 	if (!strcmp(name, "$return"))
 		return resolve_return(&t);
 	if (!strcmp(name, "$$return") || !strcmp(name, "$$return$"))

@@ -154,8 +154,14 @@ static void insn_emit(struct emitter *em, struct derived_probe **dps, int n)
 	sb_printf(&em->unreg, "\tutap_itrace_stop();\n");
 }
 
+/* the names a '*' after the first component stands for */
+static const char *const insn_words[] = {
+	"block", "insn", NULL
+};
+
 const struct provider provider_insn = {
 	.name = "process.insn",
+	.words = insn_words,
 	.match = insn_match,
 	.resolve = insn_resolve,
 	.emit = insn_emit,

@@ -194,8 +194,14 @@ static void kernel_function_list_vars(struct session *s, struct derived_probe *d
 		fputs(" $return:long", out);
 }
 
+/* the names a '*' after the first component stands for */
+static const char *const kernel_function_words[] = {
+	"call", "exported", "function", "inline", "maxactive", "return", "statement", NULL
+};
+
 const struct provider provider_kernel_function = {
 	.name = "kernel.function",
+	.words = kernel_function_words,
 	.match = kernel_function_match,
 	.resolve = kernel_function_resolve,
 	.emit = kernel_function_emit,

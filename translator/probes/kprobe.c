@@ -345,8 +345,14 @@ static void kprobe_list_vars(struct session *s, struct derived_probe *d, FILE *o
 		fputs(" $return:long", out);
 }
 
+/* the names a '*' after the first component stands for */
+static const char *const kprobe_words[] = {
+	"function", "maxactive", "module", "return", "statement", NULL
+};
+
 const struct provider provider_kprobe = {
 	.name = "kprobe",
+	.words = kprobe_words,
 	.resolve = kprobe_resolve,
 	.emit = kprobe_emit,
 	.target_var = kprobe_target_var,

@@ -165,8 +165,14 @@ static void lc_emit(struct emitter *em, struct derived_probe **dps, int n)
 	sb_printf(&em->unreg, "\tutap_tf_unregister();\n");
 }
 
+/* the names a '*' after the first component stands for */
+static const char *const process_lifecycle_words[] = {
+	"begin", "end", "thread", NULL
+};
+
 const struct provider provider_process_lifecycle = {
 	.name = "process.begin/end",
+	.words = process_lifecycle_words,
 	.match = lc_match,
 	.resolve = lc_resolve,
 	.emit = lc_emit,

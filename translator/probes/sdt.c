@@ -246,8 +246,14 @@ static void mark_list_vars(struct session *s, struct derived_probe *d, FILE *out
 		fprintf(out, " $arg%d:long", i + 1);
 }
 
+/* the names a '*' after the first component stands for */
+static const char *const sdt_words[] = {
+	"mark", "provider", NULL
+};
+
 const struct provider provider_process_mark = {
 	.name = "process.mark",
+	.words = sdt_words,
 	.match = mark_match,
 	.resolve = mark_resolve,
 	.emit = mark_emit,

@@ -159,8 +159,15 @@ static void timer_emit(struct emitter *em, struct derived_probe **dps, int n)
 	sb_printf(&em->unreg, "\tutap_timers_stop(utap_timers, %d);\n", n);
 }
 
+/* the names a '*' after the first component stands for */
+static const char *const timer_words[] = {
+	"hz", "jiffies", "ms", "msec", "ns", "nsec", "randomize", "s", "sec", "us", "usec",
+	NULL
+};
+
 const struct provider provider_timer = {
 	.name = "timer",
+	.words = timer_words,
 	.resolve = timer_resolve,
 	.emit = timer_emit,
 };

@@ -257,8 +257,14 @@ static void tracepoint_list_vars(struct session *s, struct derived_probe *d, FIL
 			fprintf(out, " $%s:%s", e->params[i].name, e->params[i].type);
 }
 
+/* the names a '*' after the first component stands for */
+static const char *const tracepoint_words[] = {
+	"trace", NULL
+};
+
 const struct provider provider_tracepoint = {
 	.name = "kernel.trace",
+	.words = tracepoint_words,
 	.match = tracepoint_match,
 	.resolve = tracepoint_resolve,
 	.emit = tracepoint_emit,

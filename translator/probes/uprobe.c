@@ -306,8 +306,14 @@ static void uprobe_list_vars(struct session *s, struct derived_probe *d, FILE *o
 	dwarf_list_vars(fp->dw, fp->vars_pc, u->is_return, out);
 }
 
+/* the names a '*' after the first component stands for */
+static const char *const uprobe_words[] = {
+	"call", "function", "return", "statement", NULL
+};
+
 const struct provider provider_process_code = {
 	.name = "process.function/statement",
+	.words = uprobe_words,
 	.match = uprobe_match,
 	.resolve = uprobe_resolve,
 	.emit = uprobe_emit,

@@ -642,8 +642,17 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n)
 		}
 		resolve_node(s, sc, n->catch_body);
 		return;
+	case N_PROBEWRITE:
+		error_at(n->loc, "@probewrite(%s) is only known in a probe that uses an alias; "
+			 "write it in the alias's blocks (probe NAME = POINT { ... }, { ... })",
+			 n->name);
+		return;
 	case N_EMBED:
-		if (!s->guru && !written_in(sc, n->loc)->is_tapset)
+		if (s->guru || written_in(sc, n->loc)->is_tapset)
+			return;
+		if (n->name)
+			error_at(n->loc, "%s reads a C constant, which needs guru mode (-g)", n->name);
+		else
 			error_at(n->loc, "embedded C code needs guru mode (-g)");
 		return;
 	case N_TARGET:
@@ -835,6 +844,83 @@ static int derive_family_wildcard(struct session *s, struct probe *probe,
 	return total;
 }
 
+/* The first component after the first whose name is a pattern, or NULL. */
+static struct pp_component *later_wildcard(const struct probe_point *pp)
+{
+	for (struct pp_component *c = pp->comps->next; c; c = c->next)
+		if (strchr(c->name, '*') || strchr(c->name, '?'))
+			return c;
+	return NULL;
+}
+
+/* POINT with component WILD named NAME, and with '**' kept after it when MORE */
+static struct probe_point *with_component(const struct probe_point *point,
+					  const struct pp_component *wild, const char *name,
+					  bool more)
+{
+	struct probe_point *named = with_suffix(point, NULL, false);
+	struct pp_component *c = named->comps;
+
+	for (const struct pp_component *o = point->comps; o != wild; o = o->next)
+		c = c->next;
+	c->name = name;
+	if (more) {
+		struct pp_component *rest = arena_alloc(sizeof(*rest));
+
+		*rest = *c;
+		rest->name = "**";
+		c->arg = NULL;
+		c->next = rest;
+	}
+	return named;
+}
+
+/* How many components a '**' is standing for at most: stap's trees are shallow. */
+enum { MAX_GLOB_COMPONENTS = 3 };
+static int glob_components;
+
+/*
+ * timer.*(1), kernel.*("sched:*"): a pattern after the first component
+ * stands for each name the point's families take there ('**' for one to
+ * three of them), each resolved quietly, as stap expands its match tree.
+ */
+static int derive_component_wildcard(struct session *s, struct probe *probe,
+				     struct probe_point *point, struct pp_component *wild,
+				     struct node *body, struct node *cond, bool aliased)
+{
+	const char *tried[64];
+	int ntried = 0, total = 0;
+	bool globstar = !strcmp(wild->name, "**");
+
+	for (const struct probe_family *f = s->families; f && f->first; f++) {
+		if (strcmp(f->first, point->comps->name) || !f->prov->words)
+			continue;
+		for (const char *const *w = f->prov->words; *w; w++) {
+			bool seen = false;
+
+			for (int i = 0; i < ntried; i++)
+				seen |= !strcmp(tried[i], *w);
+			if (seen || ntried == (int)ARRAY_LEN(tried) ||
+			    (!globstar && fnmatch(wild->name, *w, 0)))
+				continue;
+			tried[ntried++] = *w;
+			for (int more = 0; more <= (globstar && glob_components <
+						    MAX_GLOB_COMPONENTS - 1); more++) {
+				int n;
+
+				glob_components += more;
+				n = derive_point(s, probe, with_component(point, wild, *w, more),
+						 body, cond, aliased);
+				glob_components -= more;
+				if (n < 0)
+					return -1;
+				total += n;
+			}
+		}
+	}
+	return total;
+}
+
 /* The outermost alias name (with the point's suffix) being expanded: -l lists it. */
 static const char *alias_listed_pp;
 
@@ -921,6 +1007,72 @@ static struct node *alias_body_for(const struct probe *alias, struct node *body,
 	return b;
 }
 
+/* ---- @probewrite ---- */
+
+struct probewrite {
+	const char *name;
+	bool written;
+};
+
+static bool names(const struct node *lv, const char *name)
+{
+	if (lv && lv->kind == N_INDEX)
+		lv = lv->lhs;
+	return lv && (lv->kind == N_VAR || (lv->kind == N_TARGET && !lv->args)) &&
+	       !strcmp(lv->name, name);
+}
+
+/* A write as stap counts one: assignment, ++/--, <<<, delete, a foreach or catch binding */
+static void find_write(struct node *n, void *arg)
+{
+	struct probewrite *w = arg;
+
+	switch (n->kind) {
+	case N_ASSIGN:
+	case N_PREINC:
+	case N_POSTINC:
+	case N_AGG_ADD:
+	case N_DELETE:
+		w->written |= names(n->lhs, w->name);
+		return;
+	case N_FOREACH:
+		for (int i = 0; i < n->fe_nkeys; i++)
+			w->written |= !strcmp(n->fe_keys[i]->name, w->name);
+		w->written |= n->fe_value && !strcmp(n->fe_value->name, w->name);
+		return;
+	case N_TRY:
+		w->written |= n->catch_var && !strcmp(n->catch_var->name, w->name);
+		return;
+	default:
+		return;
+	}
+}
+
+static void settle_probewrite(struct node *n, void *body)
+{
+	struct probewrite w = { n->name, false };
+
+	if (n->kind != N_PROBEWRITE)
+		return;
+	ast_walk(body, find_write, &w);
+	n->kind = N_NUM;
+	n->num = w.written;
+}
+
+/* An alias's probe: each @probewrite in it is 1 if the body the alias was
+ * given (the user's, with any outer alias's prologue) writes the variable */
+static struct node *alias_block(const struct probe *alias, struct node *prologue,
+				struct node *body)
+{
+	struct node *b = alias->is_epilogue ? block_of(body, prologue, body->loc) :
+			 block_of(prologue, body, body->loc);
+
+	if (alias->epilogue)
+		b = block_of(b, alias->epilogue, body->loc);
+	ast_walk(b, settle_probewrite, body);
+	return b;
+}
+
 static int derive_alias(struct session *s, struct probe *probe, struct probe_point *point,
 			struct probe_point *name, struct node *body, struct node *cond,
 			struct probe *alias, const struct pp_component *suffix)
@@ -938,8 +1090,7 @@ static int derive_alias(struct session *s, struct probe *probe, struct probe_poi
 
 	for (struct probe_point *t = alias->points; t; t = t->next) {
 		struct probe_point *target = with_suffix(t, suffix, point->optional);
-		struct node *combined = alias->is_epilogue ? block_of(body, alias_body, body->loc) :
-				       block_of(alias_body, body, body->loc);
+		struct node *combined = alias_block(alias, alias_body, body);
 
 		n = derive_point(s, probe, target, combined, and_conditions(cond, t->cond), true);
 		if (n < 0)
@@ -1060,6 +1211,13 @@ static int derive_point(struct session *s, struct probe *probe, struct probe_poi
 	if (strchr(point->comps->name, '*')) {
 		/* a wildcard first component stands for aliases and families alike */
 		int n = derive_family_wildcard(s, probe, point, body, cond);
+
+		alias_depth--;
+		return n < 0 ? -1 : total + n;
+	}
+	if (later_wildcard(point)) {
+		int n = derive_component_wildcard(s, probe, point, later_wildcard(point), body,
+						  cond, aliased);
 
 		alias_depth--;
 		return n < 0 ? -1 : total + n;

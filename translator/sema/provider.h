@@ -53,6 +53,11 @@ struct provider {
 	 */
 	bool (*match)(const struct probe_point *pp);
 	/*
+	 * Optional, NULL-terminated: the component names the family takes after
+	 * its first, each of which a '*' there stands for (timer.*(1)).
+	 */
+	const char *const *words;
+	/*
 	 * Resolves one concrete point. Appends derived probes cloned from proto
 	 * with new_derived(); returns how many, 0 if nothing matched (the caller
 	 * reports it unless the point is optional), -1 after reporting an error.
