@@ -359,7 +359,8 @@ static void infer_target_operands(struct node *n)
 	for (struct node *a = n->args; a; a = a->next)
 		if (!(a->op && !strcmp(a->op, "->")) && a->kind != N_NUM)
 			expect_type(a, TY_LONG, "an index");
-	if (n->kind == N_CAST && n->lhs && n->lhs->kind != N_NUM)
+	if (n->kind == N_CAST && n->name && !strcmp(n->name, "@cast") && n->lhs &&
+	    n->lhs->kind != N_NUM)
 		expect_type(n->lhs, TY_LONG, "the address @cast reads");
 }
 
