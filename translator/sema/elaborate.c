@@ -908,6 +908,9 @@ static const char *unavailable_alias(const struct probe *alias)
 	return call->args->str;
 }
 
+/* Why the last unavailable alias a point matched cannot be had, for a wildcard's error. */
+static const char *unavailable_seen;
+
 static int derive_alias(struct session *s, struct probe *probe, struct probe_point *point,
 			struct probe_point *name, struct node *body, struct node *cond,
 			struct probe *alias, const struct pp_component *suffix)
@@ -918,6 +921,7 @@ static int derive_alias(struct session *s, struct probe *probe, struct probe_poi
 	int total = 0, n = 0;
 
 	if (why) {
+		unavailable_seen = why;
 		if (point->optional || wildcard_quiet)
 			return 0;
 		error_at(point->loc, "probe point '%s' is not available: %s", pp_string(point), why);
@@ -1088,10 +1092,14 @@ static void derive_probe(struct session *s, struct probe *probe)
 		int n;
 
 		wildcard_quiet = has_name_wildcard(pp);
+		unavailable_seen = NULL;
 		n = derive_point(s, probe, pp, probe->body, pp->cond, false);
 		wildcard_quiet = false;
 
-		if (n == 0 && !pp->optional)
+		if (n == 0 && !pp->optional && unavailable_seen)
+			error_at(pp->loc, "probe point '%s' is not available: %s", pp_string(pp),
+				 unavailable_seen);
+		else if (n == 0 && !pp->optional)
 			error_at(pp->loc, "probe point '%s' matches nothing (add '?' to make it "
 				 "optional)", pp_string(pp));
 		if (n > 0 && pp->sufficient)
