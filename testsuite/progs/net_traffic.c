@@ -11,6 +11,9 @@
  *        sends 100, 200 and 300 bytes with sendto(); the receiver takes each
  *        with recvfrom(); the sender then connect()s to the receiver and
  *        dissolves the association with an AF_UNSPEC connect().
+ * With the argument "6" it does only this instead, over IPv6:
+ *   TCP: a listener on [::1]:7011, a client bound to [::1]:7012 sends 100
+ *        bytes, the server reads them, both close.
  * Exits 0 when every size matched, else 1 with the step on stderr.
  */
 #include <arpa/inet.h>
@@ -130,9 +133,49 @@ static int udp_part(void)
 	return 0;
 }
 
-int main(void)
+static int bound6(int type, int port, struct sockaddr_in6 *a)
+{
+	int one = 1, fd = socket(AF_INET6, type, 0);
+
+	memset(a, 0, sizeof(*a));
+	a->sin6_family = AF_INET6;
+	a->sin6_port = htons(port);
+	a->sin6_addr = in6addr_loopback;
+	if (fd < 0)
+		return -1;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)a, sizeof(*a)) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int tcp6_part(void)
+{
+	struct sockaddr_in6 srv, cli;
+	int lfd = bound6(SOCK_STREAM, 7011, &srv), cfd = bound6(SOCK_STREAM, 7012, &cli), afd;
+
+	if (lfd < 0 || cfd < 0 || listen(lfd, 1) < 0)
+		return fail("tcp6 setup");
+	if (connect(cfd, (struct sockaddr *)&srv, sizeof(srv)) < 0)
+		return fail("connect6");
+	afd = accept(lfd, NULL, NULL);
+	if (afd < 0)
+		return fail("accept6");
+	if (send(cfd, buf, 100, 0) != 100 || recv(afd, buf, 100, MSG_WAITALL) != 100)
+		return fail("tcp6 data");
+	close(cfd);
+	close(afd);
+	close(lfd);
+	return 0;
+}
+
+int main(int argc, char **argv)
 {
 	lo_up();
+	if (argc > 1 && !strcmp(argv[1], "6"))
+		return tcp6_part();
 	if (tcp_part() || udp_part())
 		return 1;
 	return 0;
