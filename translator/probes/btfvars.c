@@ -172,19 +172,52 @@ static int finish(struct walk *w, struct place *p, bool address_of, const char *
 }
 
 /*
+ * Where the x86-64 calling convention puts parameter i: its first argument
+ * register (0-5), or -1 and its offset above the return address. A struct
+ * of 9 to 16 bytes (sockptr_t) takes two registers, or goes on the stack
+ * whole when two are not left; a larger one always goes on the stack.
+ */
+static int param_reg(const struct btf *b, uint32_t proto, int i, int *stack_off)
+{
+	int reg = 0, off = 8;
+
+	for (int k = 0; k <= i; k++) {
+		struct btf_info t;
+		uint32_t type;
+		int words;
+
+		btf_proto_param(b, proto, k, &type);
+		btf_resolve(b, type, &t);
+		words = t.size > 8 ? (int)(t.size + 7) / 8 : 1;
+		if (words <= 2 && reg + words <= 6) {
+			if (k == i)
+				return reg;
+			reg += words;
+			continue;
+		}
+		if (k == i)
+			break;
+		off += 8 * words;
+	}
+	*stack_off = off;
+	return -1;
+}
+
+/*
  * The starting place of parameter i at the function's entry: from the
  * registers, or in a .return probe's @entry() from the copy of them the
  * kretprobe's entry handler saved (runtime/probes/kprobe.c).
  */
-static struct place param_place(struct walk *w, int i, uint32_t type)
+static struct place param_place(struct walk *w, uint32_t proto, int i, uint32_t type)
 {
 	const char *regs = w->entry ? "UTAP_KP_ENTRY_REGS(c)" : "c->regs";
+	int off, reg = param_reg(w->b, proto, i, &off);
 
-	if (i < 6) {
-		out(w, "utap_v = %s->%s;", regs, arg_regs[i]);
+	if (reg >= 0) {
+		out(w, "utap_v = %s->%s;", regs, arg_regs[reg]);
 		return (struct place){ .lvalue = false, .type = type };
 	}
-	out(w, "utap_a = %s->sp + %d;", regs, 8 * (i - 5));
+	out(w, "utap_a = %s->sp + %d;", regs, off);
 	return (struct place){ .lvalue = true, .type = type };
 }
 
@@ -223,7 +256,7 @@ static int walk_var(struct walk *w, uint32_t proto, bool is_return, const char *
 						    "probe (its register is reused by then); "
 						    "@entry(%s) is its value at the entry",
 						    w->text));
-		p = param_place(w, i, type);
+		p = param_place(w, proto, i, type);
 	}
 	for (struct node *a = n->args; a; a = a->next) {
 		int rc = a->op && !strcmp(a->op, "->") ? step_member(w, &p, a->str) :
@@ -318,16 +351,17 @@ static struct val emit_all(struct emitter *em, const struct btf *b, uint32_t pro
 	if (!strcmp(n->name, "$$return")) {
 		emit_line(em, "snprintf(%s, MAXSTRINGLEN, \"return=0x%%lx\", c->regs->ax);", s);
 	} else if (!is_return) {
-		for (int k = 0, first = 1; k < btf_proto_nparams(b, proto) && k < 6; k++) {
+		for (int k = 0, first = 1, off; k < btf_proto_nparams(b, proto); k++) {
 			uint32_t type;
 			const char *name = btf_proto_param(b, proto, k, &type);
+			int reg = param_reg(b, proto, k, &off);
 
 			btf_resolve(b, type, &i);
-			if (!name || !*name || (i.cls != BTF_C_INT && i.cls != BTF_C_PTR))
+			if (!name || !*name || reg < 0 || (i.cls != BTF_C_INT && i.cls != BTF_C_PTR))
 				continue;
 			emit_line(em, "snprintf(%s + strlen(%s), MAXSTRINGLEN - strlen(%s), "
 				  "\"%s%s=0x%%llx\", (unsigned long long)utap_tv_extend(c->regs->%s, "
-				  "%u, %d));", s, s, s, first ? "" : " ", name, arg_regs[k], i.size,
+				  "%u, %d));", s, s, s, first ? "" : " ", name, arg_regs[reg], i.size,
 				  i.is_signed);
 			first = 0;
 		}

@@ -1073,14 +1073,44 @@ static struct node *alias_block(const struct probe *alias, struct node *prologue
 	return b;
 }
 
+/*
+ * An alias body that starts with the statement `__unavailable("why")`: a
+ * probe point stap has that the stock kernel cannot give a module (a
+ * netfilter hook needs a runtime part utap lacks). Using it is an error at
+ * the point, naming why; an optional use matches nothing.
+ */
+static const char *unavailable_alias(const struct probe *alias)
+{
+	const struct node *st = alias->body && alias->body->kind == N_BLOCK ? alias->body->body :
+			       NULL;
+	const struct node *call = st && st->kind == N_EXPR_STMT ? st->lhs : NULL;
+
+	if (!call || call->kind != N_CALL || strcmp(call->name, "__unavailable") ||
+	    !call->args || call->args->kind != N_STR)
+		return NULL;
+	return call->args->str;
+}
+
+/* Why the last unavailable alias a point matched cannot be had, for a wildcard's error. */
+static const char *unavailable_seen;
+
 static int derive_alias(struct session *s, struct probe *probe, struct probe_point *point,
 			struct probe_point *name, struct node *body, struct node *cond,
 			struct probe *alias, const struct pp_component *suffix)
 {
 	const char *saved_listed = alias_listed_pp, *saved_origin = alias_origin;
-	struct node *alias_body = alias_body_for(alias, body, cond);
+	const char *why = unavailable_alias(alias);
+	struct node *alias_body;
 	int total = 0, n = 0;
 
+	if (why) {
+		unavailable_seen = why;
+		if (point->optional || wildcard_quiet)
+			return 0;
+		error_at(point->loc, "probe point '%s' is not available: %s", pp_string(point), why);
+		return -1;
+	}
+	alias_body = alias_body_for(alias, body, cond);
 	if (!alias_body)
 		return -1;
 
@@ -1251,10 +1281,14 @@ static void derive_probe(struct session *s, struct probe *probe)
 		int n;
 
 		wildcard_quiet = has_name_wildcard(pp);
+		unavailable_seen = NULL;
 		n = derive_point(s, probe, pp, probe->body, pp->cond, false);
 		wildcard_quiet = false;
 
-		if (n == 0 && !pp->optional)
+		if (n == 0 && !pp->optional && unavailable_seen)
+			error_at(pp->loc, "probe point '%s' is not available: %s", pp_string(pp),
+				 unavailable_seen);
+		else if (n == 0 && !pp->optional)
 			error_at(pp->loc, "probe point '%s' matches nothing (add '?' to make it "
 				 "optional)", pp_string(pp));
 		if (n > 0 && pp->sufficient)
