@@ -10,9 +10,10 @@
  *                    (EBADF), fails to open "missing" (ENOENT), closes
  *                    and unlinks "data"
  *   fs_io pty        opens a pty pair, writes "hello\n" (6 bytes) to the
- *                    master, reads it from the slave, sets the slave's
- *                    window to 24 rows x 80 columns (TIOCSWINSZ) and reads
- *                    it back (TIOCGWINSZ), closes both
+ *                    master, polls the slave and reads it there (into a
+ *                    16-byte buffer), sets the slave's window to 24 rows
+ *                    x 80 columns (TIOCSWINSZ) and reads it back
+ *                    (TIOCGWINSZ), closes both
  *   fs_io blk DEV    reads 8 x 4096 bytes of block device DEV with
  *                    O_DIRECT from offset 0, then 4096 at 1 MiB
  *
@@ -24,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/ioctl.h>
 #include <sys/uio.h>
 #include <termios.h>
@@ -80,6 +82,7 @@ static int do_file(const char *dir)
 static int do_pty(void)
 {
 	struct winsize ws = { .ws_row = 24, .ws_col = 80 }, got;
+	struct pollfd p;
 	char buf[16];
 	int m, s;
 
@@ -89,8 +92,11 @@ static int do_pty(void)
 	s = open(ptsname(m), O_RDWR | O_NOCTTY);
 	if (s < 0)
 		return fail("open slave");
+	p = (struct pollfd){ .fd = s, .events = POLLIN };
 	if (write(m, "hello\n", 6) != 6)
 		return fail("write master");
+	if (poll(&p, 1, 5000) != 1)
+		return fail("poll slave");
 	if (read(s, buf, sizeof(buf)) != 6 || memcmp(buf, "hello\n", 6))
 		return fail("read slave");
 	if (ioctl(s, TIOCSWINSZ, &ws) || ioctl(s, TIOCGWINSZ, &got) ||
