@@ -26,6 +26,13 @@
 #define UTAP_TV_SCALAR(x) \
 	(__builtin_classify_type(x) != 12 && __builtin_classify_type(x) != 13)
 
+/*
+ * The object pointer x points to, or x itself when it is a struct or union
+ * held in place: stap's -> on an embedded member ($bio->bi_iter->bi_sector)
+ * is C's '.'.
+ */
+#define UTAP_TV_OBJ(x) (*__builtin_choose_expr(UTAP_TV_SCALAR(x), (x), &(x)))
+
 static void utap_tv_fault(struct utap_context *c, unsigned long addr, const char *what)
 {
 	snprintf(c->error_buf, sizeof(c->error_buf),

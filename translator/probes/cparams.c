@@ -213,13 +213,14 @@ static const char *var_text(const struct node *n)
 static const char *emit_step(struct emitter *em, const struct node *a, const char *t,
 			     const char *what, const char *near)
 {
-	emit_line(em, "if (UTAP_TV_IS_ARRAY(%s))", t);
+	emit_line(em, "if (UTAP_TV_IS_ARRAY(%s) || !UTAP_TV_SCALAR(%s))", t, t);
 	emit_line(em, "\tutap_p = utap_a;");
 	emit_line(em, "else if (utap_tv_read(c, utap_a, &utap_p, sizeof(utap_p), %s))", what);
 	emit_line(em, "\tUTAP_ERROR(c, c->error_buf, %s, %s);", near, em->err_label);
 	if (a->op && !strcmp(a->op, "->")) {
-		emit_line(em, "utap_a = (unsigned long)&((typeof(&*(%s)))utap_p)->%s;", t, a->str);
-		return arena_printf("(%s)->%s", t, a->str);
+		emit_line(em, "utap_a = (unsigned long)&((typeof(&UTAP_TV_OBJ(%s)))utap_p)->%s;",
+			  t, a->str);
+		return arena_printf("UTAP_TV_OBJ(%s).%s", t, a->str);
 	}
 	emit_line(em, "utap_a = utap_p + (unsigned long)(%s) * sizeof((%s)[0]);",
 		  a->kind == N_NUM ? arena_printf("%lldLL", (long long)a->num) :
