@@ -17,6 +17,7 @@ extern const struct provider provider_kernel_function;
 extern const struct provider provider_timer;
 extern const struct provider provider_perf;
 extern const struct provider provider_tracepoint;
+extern const struct provider provider_syscall;
 extern const struct provider provider_error;
 
 const struct probe_family probe_families[] = {
@@ -35,6 +36,7 @@ const struct probe_family probe_families[] = {
 	{ "timer",		&provider_timer },
 	{ "perf",		&provider_perf },
 	{ "kernel",		&provider_tracepoint },		/* .trace */
+	{ "__syscall",		&provider_syscall },		/* tapsets/syscalls.stp */
 	/* after begin/end: its handlers follow the end probes' in the module's end hook */
 	{ "error",		&provider_error },
 	{ NULL },
