@@ -1,13 +1,14 @@
 # gen_syscalls.awk - tools/syscalls.tab to tapsets/syscall_aliases.stp.
 #
 # Each entry of the table starts with a header line, unindented:
-#   ALIAS [SYSCALL] [name=NAME] [ret=FMT] [nonr]
+#   ALIAS [SYSCALL] [name=NAME] [ret=FMT] [nonr] [noreturn]
 # ALIAS is the stap alias (syscall.ALIAS, nd_syscall.ALIAS), SYSCALL the
 # kernel's syscall (default ALIAS), NAME the name variable (default ALIAS),
-# FMT return_str's format for retstr (1: decimal and errno, 2: hex).
+# FMT return_str's format for retstr (1: decimal and errno, 2: hex, 3: octal).
 # The indented lines after it are the entry probe's body in stap's variable
 # order; a bare `__nr` or `name` line sets that variable. The return alias
-# gets __nr (unless nonr), name, retval and retstr.
+# gets __nr (unless nonr), name, the lines after an indented `-- return`
+# line, retval and retstr; with noreturn (exit) it is a `never` probe.
 # nd_syscall.ALIAS[.return] are aliases of the same points.
 
 function flush(   i) {
@@ -17,10 +18,18 @@ function flush(   i) {
 	for (i = 0; i < nbody; i++)
 		print body[i]
 	printf("}\n")
-	printf("probe syscall.%s.return = __syscall(\"%s\").return {\n", alias, sys)
-	if (retnr)
-		printf("\t__nr = __syscall_nr()\n")
-	printf("\tname = \"%s\"\n\tretval = $ret\n\tretstr = return_str(%s, retval)\n}\n", nm, fmt)
+	if (noret) {
+		printf("probe syscall.%s.return = never {\n\tname = \"%s\"\n", alias, nm)
+		printf("\tretval = 0\n\tretstr = \"\"\n}\n")
+	} else {
+		printf("probe syscall.%s.return = __syscall(\"%s\").return {\n", alias, sys)
+		if (retnr)
+			printf("\t__nr = __syscall_nr()\n")
+		printf("\tname = \"%s\"\n", nm)
+		for (i = 0; i < nret; i++)
+			print ret[i]
+		printf("\tretval = $ret\n\tretstr = return_str(%s, retval)\n}\n", fmt)
+	}
 	printf("probe nd_syscall.%s = syscall.%s { }\n", alias, alias)
 	printf("probe nd_syscall.%s.return = syscall.%s.return { }\n\n", alias, alias)
 	alias = ""
@@ -41,7 +50,10 @@ BEGIN {
 	nm = $1
 	fmt = 1
 	retnr = 1
+	noret = 0
 	nbody = 0
+	nret = 0
+	inret = 0
 	for (i = 2; i <= NF; i++) {
 		if ($i ~ /^name=/)
 			nm = substr($i, 6)
@@ -49,6 +61,8 @@ BEGIN {
 			fmt = substr($i, 5)
 		else if ($i == "nonr")
 			retnr = 0
+		else if ($i == "noreturn")
+			noret = 1
 		else
 			sys = $i
 	}
@@ -58,7 +72,11 @@ BEGIN {
 {
 	line = $0
 	sub(/^[ \t]+/, "", line)
-	if (line == "__nr")
+	if (line == "-- return")
+		inret = 1
+	else if (inret)
+		ret[nret++] = $0
+	else if (line == "__nr")
 		body[nbody++] = "\t__nr = __syscall_nr()"
 	else if (line == "name")
 		body[nbody++] = sprintf("\tname = \"%s\"", nm)
