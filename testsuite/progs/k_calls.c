@@ -10,7 +10,10 @@
  *   nanosleep({0, 1000000}, NULL)
  *   socket(AF_INET, SOCK_STREAM|SOCK_CLOEXEC, IPPROTO_TCP), socket(AF_UNIX, SOCK_DGRAM, 0)
  *   umask(022), unlink("/nonexistent/k_calls"), mkdir("/nonexistent/k_calls", 0755)
- *   kill(getpid(), SIGUSR2) with a handler, write(1, "k_calls\n", 8) only with -w
+ *   kill(getpid(), SIGUSR2) with a handler
+ *   getpriority(PRIO_PROCESS, 0), getrlimit(RLIMIT_NOFILE, &rl), getrusage(RUSAGE_SELF, &ru),
+ *   flock(20, LOCK_SH|LOCK_NB), flock(20, LOCK_UN)
+ *   write(1, "k_calls\n", 8) only with -w
  *   fork() (clone); the child execve("/bin/true", ["true", "k_calls"], ["K=1"])
  *   wait4(child, &status, 0, NULL), exit_group(0)
  */
@@ -20,7 +23,9 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -78,13 +83,24 @@ static int misc(void)
 	return got == SIGUSR2 ? 0 : 1;
 }
 
+static int limits(void)
+{
+	struct rlimit rl;
+	struct rusage ru;
+
+	syscall(SYS_getpriority, PRIO_PROCESS, 0);
+	if (syscall(SYS_getrlimit, RLIMIT_NOFILE, &rl) || syscall(SYS_getrusage, RUSAGE_SELF, &ru))
+		return 1;
+	return syscall(SYS_flock, 20, LOCK_SH | LOCK_NB) || syscall(SYS_flock, 20, LOCK_UN);
+}
+
 int main(int argc, char **argv)
 {
 	char *args[] = { "true", "k_calls", NULL }, *env[] = { "K=1", NULL };
 	int status;
 	pid_t child;
 
-	if (files() || memory() || misc())
+	if (files() || memory() || misc() || limits())
 		return 1;
 	if (argc > 1 && !strcmp(argv[1], "-w") && syscall(SYS_write, 1, "k_calls\n", 8) != 8)
 		return 1;
