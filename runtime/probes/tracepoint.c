@@ -40,6 +40,33 @@ static void utap_tracepoint_run(void *data, void *args)
 	utap_context_leave(c);
 }
 
+/*
+ * __syscall("NAME") probes (translator/probes/syscall.c): the sys_enter or
+ * sys_exit callback picked the handler by the syscall number. The registers
+ * are the syscall's user registers, and the argument functions read them
+ * with the syscall convention; v is the number on entry, the result on exit.
+ */
+struct utap_syscall_hit {
+	struct pt_regs *regs;
+	long v;
+};
+
+static void utap_syscall_run(const struct utap_probe *p, void (*handler)(struct utap_context *c),
+			     struct pt_regs *regs, long v)
+{
+	struct utap_syscall_hit hit = { regs, v };
+	struct utap_context *c = utap_context_enter(p, UTAP_RUNNING);
+
+	if (!c)
+		return;
+	c->regs = regs;
+	c->user_mode = true;
+	c->probe_data = &hit;
+	utap_regs_set_syscall(c, (unsigned long)regs);
+	handler(c);
+	utap_context_leave(c);
+}
+
 static void utap_tracepoint_match(struct tracepoint *tp, void *priv)
 {
 	struct utap_tp_lookup *l = priv;

@@ -1113,6 +1113,9 @@ static int derive_alias(struct session *s, struct probe *probe, struct probe_poi
 	alias_body = alias_body_for(alias, body, cond);
 	if (!alias_body)
 		return -1;
+	/* -L lists every variable of the alias, used or not */
+	if (alias_body != alias->body && !alias->is_epilogue && !s->list_pattern)
+		elide_unread_alias_vars(s, alias_body, body, cond);
 
 	if (alias_depth == 1)
 		alias_listed_pp = pp_string(with_suffix(name, suffix, false));

@@ -96,6 +96,10 @@ int load_tapsets(struct session *s);
 int load_tapset_macros(struct session *s);
 int elaborate(struct session *s);
 
+/* elide.c: drops an alias body's assignments nothing reads and that have no side effect */
+void elide_unread_alias_vars(struct session *s, struct node *alias_body, struct node *rest,
+			     struct node *cond);
+
 /* types.c */
 int infer_types(struct session *s);
 
