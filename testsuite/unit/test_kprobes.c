@@ -19,6 +19,12 @@ void emit_need(struct emitter *em, const char *name) { (void)em; (void)name; }
 const char *emit_new_long(struct emitter *em) { (void)em; return "t0"; }
 const char *emit_new_str(struct emitter *em) { (void)em; return "s0"; }
 const char *c_near(const struct node *n) { (void)n; return "\"\""; }
+struct val emit_value(struct emitter *em, struct node *n)
+{
+	(void)em;
+	(void)n;
+	return (struct val){ .type = TY_LONG, .c = "0" };
+}
 const char *c_string_literal(const char *s, size_t len) { (void)len; return s; }
 void dump_expr(struct strbuf *sb, const struct node *e) { (void)sb; (void)e; }
 
