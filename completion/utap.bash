@@ -6,7 +6,7 @@
 # from the source tree: source completion/utap.bash
 
 _utap_options="-e -p -v -k -g -w -m -r -o -c -x -D -I -d -s -l -L -V -h
---ldd --all-modules --vm --vm-mem --vm-cpus --vm-timeout --vm-accel
+--ldd --all-modules --suppress-handler-errors --vm --vm-mem --vm-cpus --vm-timeout --vm-accel
 --vm-check --vm-exec --vm-kernel --vm-share --run --version --help"
 
 # The first components of the probe point families.
