@@ -1132,7 +1132,9 @@ static int derive_alias(struct session *s, struct probe *probe, struct probe_poi
 		if (n > 0 && t->sufficient)
 			break;
 	}
-	mark_file_used(s, alias->src);
+	/* an alias a wildcard tried that gave nothing brings none of its file */
+	if (total > 0)
+		mark_file_used(s, alias->src);
 	alias_listed_pp = saved_listed;
 	alias_origin = saved_origin;
 	return n < 0 ? -1 : total;
