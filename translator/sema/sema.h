@@ -96,7 +96,7 @@ int load_tapsets(struct session *s);
 int load_tapset_macros(struct session *s);
 int elaborate(struct session *s);
 
-/* elide.c: drops an alias body's assignments nothing reads and that have no side effect */
+/* elide_alias.c: drops an alias body's assignments nothing reads and that have no side effect */
 void elide_unread_alias_vars(struct session *s, struct node *alias_body, struct node *rest,
 			     struct node *cond);
 
