@@ -5,7 +5,8 @@ UTAP_SRCS += translator/base/arena.c translator/base/strbuf.c translator/base/di
 	translator/base/util.c $(BASE_LIB_SRCS) translator/base/command.c \
 	translator/front/lexer.c translator/front/preproc.c translator/front/parse.c \
 	translator/front/printf_format.c translator/front/ast.c translator/front/dump.c \
-	translator/sema/elaborate.c translator/sema/elide_alias.c translator/sema/types.c translator/sema/listing.c \
+	translator/sema/elaborate.c translator/sema/elide_alias.c translator/sema/types.c translator/sema/elide.c \
+	translator/sema/listing.c \
 	translator/kernel/kbuild.c \
 	translator/codegen/emit.c translator/codegen/needs.c translator/codegen/emit_data.c \
 	translator/codegen/nesting.c \
@@ -25,7 +26,8 @@ fuzz_translate_SRCS := testsuite/fuzz/fuzz_translate.c translator/base/arena.c \
 	translator/base/strbuf.c translator/base/diag.c translator/base/util.c $(BASE_LIB_SRCS) \
 	translator/front/lexer.c translator/front/preproc.c translator/front/parse.c \
 	translator/front/printf_format.c translator/front/ast.c translator/front/dump.c \
-	translator/sema/elaborate.c translator/sema/elide_alias.c translator/sema/types.c translator/probes/begin_end.c
+	translator/sema/elaborate.c translator/sema/elide_alias.c translator/sema/types.c translator/sema/elide.c \
+	translator/probes/begin_end.c
 fuzz_translate_CFLAGS := -D_GNU_SOURCE
 
 # The -c command: splitting, the shell line, and why a program cannot start.

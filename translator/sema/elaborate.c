@@ -1496,6 +1496,11 @@ int elaborate(struct session *s)
 	collect_embeds(s);
 	if (diag_errors || infer_types(s))
 		return -1;
+	/* -L lists an alias's variables whether the probe reads them or not */
+	if (!s->list_pattern)
+		elide(s);
 	drop_unreached(s);
+	if (!s->list_pattern)
+		elide_globals(s);
 	return 0;
 }

@@ -1,5 +1,5 @@
 /*
- * elide.c - an alias's variables the probe never reads are not computed, as
+ * elide_alias.c - an alias's variables the probe never reads are not computed, as
  * stap elides unused variables: with `probe syscall.* { n[name]++ }` none
  * of the aliases' argstr sprintfs is built.
  *

@@ -103,6 +103,11 @@ void elide_unread_alias_vars(struct session *s, struct node *alias_body, struct 
 /* types.c */
 int infer_types(struct session *s);
 
+/* elide.c: what stap's pass 2 drops as side-effect free, after types */
+void elide(struct session *s);
+/* then the globals nothing names any more (after unreached functions are dropped) */
+void elide_globals(struct session *s);
+
 /* listing.c: -p2, and -l / -L */
 void dump_session(FILE *out, const struct session *s);
 int list_probe_points(struct session *s);
