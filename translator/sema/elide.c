@@ -337,6 +337,10 @@ static struct symbol *named_locals(struct symbol *locals, struct node *body, str
 
 void elide(struct session *s)
 {
+	/* the table lives in this session's arena */
+	fn_seen = NULL;
+	fn_state = NULL;
+	nfn = capfn = 0;
 	for (struct derived_probe *d = s->derived; d; d = d->next) {
 		struct derived_probe *first = s->derived;
 
