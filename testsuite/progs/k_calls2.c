@@ -16,9 +16,17 @@
  *   process_vm_readv(0, NULL, 0, NULL, 0, 1), process_vm_writev(same) -> EINVAL
  *   ioperm(0x3ff, 1, 0) -> 0, pkey_free(-1), semop(-1, NULL, 0), shmdt(NULL) -> EINVAL
  *   io_getevents(0, 0, 0, NULL, NULL) -> EINVAL
+ *   madvise(NULL, 0, MADV_NORMAL), msync(NULL, 0, MS_SYNC) -> 0, mlockall(MCL_ONFAULT) -> EINVAL
+ *   fcntl(-1, F_GETFL, 0), shutdown(-1, SHUT_RDWR) -> EBADF, getrandom(buf, 16, GRND_NONBLOCK)
+ *   memfd_create("k_calls2", MFD_CLOEXEC|0x100) -> EINVAL
+ *   sched_get_priority_max(SCHED_FIFO) -> 99, sched_get_priority_min(SCHED_OTHER) -> 0
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <linux/memfd.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/socket.h>
 #include <sched.h>
 #include <stdint.h>
 #include <sys/syscall.h>
@@ -80,11 +88,27 @@ static void misc(void)
 	syscall(SYS_io_getevents, 0, 0, 0, NULL, NULL);
 }
 
+static void flags(void)
+{
+	char buf[16] = { 0 }, name[] = "k_calls2";
+
+	syscall(SYS_madvise, NULL, 0, MADV_NORMAL);
+	syscall(SYS_msync, NULL, 0, MS_SYNC);
+	syscall(SYS_mlockall, MCL_ONFAULT);
+	syscall(SYS_fcntl, -1, F_GETFL, 0);
+	syscall(SYS_shutdown, -1, SHUT_RDWR);
+	syscall(SYS_getrandom, buf, sizeof(buf), GRND_NONBLOCK);
+	syscall(SYS_memfd_create, name, MFD_CLOEXEC | 0x100);
+	syscall(SYS_sched_get_priority_max, SCHED_FIFO);
+	syscall(SYS_sched_get_priority_min, SCHED_OTHER);
+}
+
 int main(void)
 {
 	sched();
 	files();
 	ipc();
 	misc();
+	flags();
 	return 0;
 }
