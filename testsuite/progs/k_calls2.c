@@ -20,6 +20,9 @@
  *   fcntl(-1, F_GETFL, 0), shutdown(-1, SHUT_RDWR) -> EBADF, getrandom(buf, 16, GRND_NONBLOCK)
  *   memfd_create("k_calls2", MFD_CLOEXEC|0x100) -> EINVAL
  *   sched_get_priority_max(SCHED_FIFO) -> 99, sched_get_priority_min(SCHED_OTHER) -> 0
+ *   mlock2(NULL, 0, MLOCK_ONFAULT) -> 0, sched_setscheduler(0, SCHED_FIFO, NULL) -> EINVAL
+ *   sethostname("k_calls2", -1), setdomainname("k_calls2", -1) -> EINVAL
+ *   pivot_root("/nonexistent/k_calls2", "/nonexistent/k_calls2.new") -> ENOENT
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -103,6 +106,17 @@ static void flags(void)
 	syscall(SYS_sched_get_priority_min, SCHED_OTHER);
 }
 
+static void admin(void)
+{
+	char name[] = "k_calls2", old[] = "/nonexistent/k_calls2", new[] = "/nonexistent/k_calls2.new";
+
+	syscall(SYS_mlock2, NULL, 0, MLOCK_ONFAULT);
+	syscall(SYS_sched_setscheduler, 0, SCHED_FIFO, NULL);
+	syscall(SYS_sethostname, name, -1);
+	syscall(SYS_setdomainname, name, -1);
+	syscall(SYS_pivot_root, old, new);
+}
+
 int main(void)
 {
 	sched();
@@ -110,5 +124,6 @@ int main(void)
 	ipc();
 	misc();
 	flags();
+	admin();
 	return 0;
 }
