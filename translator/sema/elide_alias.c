@@ -7,7 +7,8 @@
  * rest of the alias body, the bodies of the aliases around it, the probe's
  * body and condition) and EXPR has no side effect; an `if` whose branches
  * are left empty goes too if its condition has none. Repeated until nothing
- * changes, since dropping argstr leaves fd unread.
+ * changes, since dropping argstr leaves fd unread. A variable some alias
+ * asks @probewrite() about keeps its writes: they are what it counts.
  */
 #include "sema/sema.h"
 
@@ -110,6 +111,45 @@ static void count_reads(struct node *n, void *ctx)
 		r->writes++;
 }
 
+/* The names @probewrite() asks about in any alias: their writes are kept */
+static void note_probewrite(struct node *n, void *ctx)
+{
+	struct session *s = ctx;
+
+	if (n->kind != N_PROBEWRITE)
+		return;
+	if (s->nprobewritten == s->capprobewritten) {
+		int cap = s->capprobewritten * 2 + 8;
+		const char **bigger = arena_alloc(sizeof(*bigger) * (size_t)cap);
+
+		if (s->nprobewritten)
+			memcpy(bigger, s->probewritten, sizeof(*bigger) * (size_t)s->nprobewritten);
+		s->probewritten = bigger;
+		s->capprobewritten = cap;
+	}
+	s->probewritten[s->nprobewritten++] = n->name;
+}
+
+static bool is_probewritten(struct session *s, const char *name)
+{
+	struct file head = *s->user_file;
+
+	if (!s->probewritten_known) {
+		s->probewritten_known = true;
+		head.next = s->tapset_files;
+		for (struct file *f = &head; f; f = f->next)
+			for (struct probe *a = f->probes; a; a = a->next)
+				if (a->is_alias) {
+					ast_walk(a->body, note_probewrite, s);
+					ast_walk(a->epilogue, note_probewrite, s);
+				}
+	}
+	for (int i = 0; i < s->nprobewritten; i++)
+		if (!strcmp(s->probewritten[i], name))
+			return true;
+	return false;
+}
+
 static bool is_read(struct node *const *trees, int n, const char *name)
 {
 	struct reads r = { name, 0, 0 };
@@ -176,7 +216,8 @@ static bool drop_unread(struct elide *e, struct node **list)
 				changed = true;
 				continue;
 			}
-		} else if (a && body_pure(e->s, a->rhs, 0) && !is_read(e->trees, 3, a->lhs->name)) {
+		} else if (a && body_pure(e->s, a->rhs, 0) && !is_read(e->trees, 3, a->lhs->name) &&
+			   !is_probewritten(e->s, a->lhs->name)) {
 			*p = st->next;
 			changed = true;
 			continue;

@@ -78,6 +78,10 @@ struct session {
 	struct file *user_file;
 	struct file *tapset_files;
 	struct macro *tapset_macros;	/* of the .stpm files, before any .stp is read */
+	/* elide_alias.c: the variables @probewrite() asks about, found once */
+	const char **probewritten;
+	int nprobewritten, capprobewritten;
+	bool probewritten_known;
 
 	/* pass 2 */
 	struct probe *probes_used;	/* user probes after alias expansion */
