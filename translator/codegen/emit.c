@@ -179,6 +179,13 @@ static struct val emit_binary(struct emitter *em, struct node *n)
 	const char *op = n->op;
 
 	if (!strcmp(op, "/") || !strcmp(op, "%")) {
+		/* a literal 0 divisor goes through a temporary: gcc rejects "x / 0LL" */
+		if (n->rhs->kind == N_NUM) {
+			const char *d = new_long(em);
+
+			emit_line(em, "%s = %s;", d, b.c);
+			b = long_val(d);
+		}
 		emit_line(em, "if (unlikely(%s == 0))", b.c);
 		em->indent++;
 		fail(em, "division by 0", n);
