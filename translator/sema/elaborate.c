@@ -1339,12 +1339,116 @@ static void unshare_target_bodies(struct session *s, struct derived_probe *from)
 	}
 }
 
+/* ---- @entry(EXPR) of any expression ---- */
+
+/*
+ * @entry(EXPR) where the family cannot save EXPR at the entry itself (an
+ * expression that is not a target variable, or a family without entry
+ * data: syscalls on sys_exit) becomes, as in stap, a per-thread global
+ * that a probe on the matching entry point fills:
+ *
+ *   global __entry_N%   probe ENTRY? { __entry_N[tid()] = (EXPR) }
+ *
+ * and the @entry reads it back through a function of the same file.
+ */
+struct entry_lift {
+	struct session *s;
+	struct derived_probe *d;
+};
+
+static int nentry_lifts;
+
+static bool entry_is_native(const struct derived_probe *d, const struct node *n)
+{
+	const char *fam = d->prov->name;
+
+	return n->lhs && (n->lhs->kind == N_TARGET || n->lhs->kind == N_CAST) &&
+	       (!strcmp(fam, "kernel.function") || !strcmp(fam, "process.function/statement"));
+}
+
+/* The point without its .return (and what follows it, .maxactive(N)) */
+static const char *entry_point_text(const struct probe_point *pp)
+{
+	struct probe_point copy = *pp;
+	struct pp_component *head = NULL, **tail = &head;
+
+	for (const struct pp_component *c = pp->comps; c && strcmp(c->name, "return"); c = c->next) {
+		*tail = arena_alloc(sizeof(**tail));
+		**tail = *c;
+		(*tail)->next = NULL;
+		tail = &(*tail)->next;
+	}
+	copy.comps = head;
+	copy.optional = copy.sufficient = false;
+	copy.cond = NULL;
+	return pp_string(&copy);
+}
+
+static void append_file(struct session *s, struct file *f)
+{
+	struct probe **pt = &s->user_file->probes;
+	struct function **ft = &s->user_file->functions;
+	struct global **gt = &s->user_file->globals;
+
+	while (*pt)
+		pt = &(*pt)->next;
+	while (*ft)
+		ft = &(*ft)->next;
+	while (*gt)
+		gt = &(*gt)->next;
+	*pt = f->probes;
+	*ft = f->functions;
+	*gt = f->globals;
+}
+
+static void lift_entry(struct node *n, void *arg)
+{
+	struct entry_lift *l = arg;
+	struct strbuf expr = { 0 };
+	struct node saved = *n;
+	struct file *f;
+	const char *text;
+	int k;
+
+	if (n->kind != N_ENTRY || entry_is_native(l->d, n) || !n->lhs)
+		return;
+	k = ++nentry_lifts;
+	dump_expr(&expr, n->lhs);
+	text = arena_printf("global __entry_%d%%\n"
+			    "probe %s? { __entry_%d[tid()] = (%s) }\n"
+			    "function __entry_value_%d () { return __entry_%d[tid()] }\n",
+			    k, entry_point_text(l->d->point), k, expr.buf ? expr.buf : "0", k, k);
+	sb_free(&expr);
+	f = parse_source(l->s, source_from_string("<@entry>", text));
+	if (!f->probes)
+		return;
+	append_file(l->s, f);
+	memset(n, 0, sizeof(*n));
+	n->kind = N_CALL;
+	n->name = arena_printf("__entry_value_%d", k);
+	n->loc = saved.loc;
+	n->near = saved.near;
+	n->next = saved.next;
+	derive_probe(l->s, f->probes);
+}
+
+static void lift_entry_exprs(struct session *s, struct derived_probe *from)
+{
+	for (struct derived_probe *d = from; d; d = d->next) {
+		struct entry_lift l = { s, d };
+
+		if (d->ctx & CTX_RETURN)
+			ast_walk(d->body, lift_entry, &l);
+	}
+}
+
 /* Handlers are shared by derived probes of one body (probe a, b { ... }). */
 static struct derived_probe *resolve_probe_bodies(struct session *s, struct derived_probe *from)
 {
 	struct derived_probe *last = from;
 
 	unshare_target_bodies(s, from);
+	lift_entry_exprs(s, from);
 	for (struct derived_probe *d = from; d; d = d->next) {
 		struct scope sc = { .in_probe = true, .src = d->probe->src, .probe = d };
 		struct derived_probe *same = NULL;
@@ -1485,7 +1589,8 @@ int elaborate(struct session *s)
 
 		if (from)
 			last = resolve_probe_bodies(s, from);
-		if (tapsets_done == nused_tapsets)
+		/* lifted @entry() expressions add probes, and tapsets add theirs */
+		if (tapsets_done == nused_tapsets && !(last && last->next))
 			break;
 		for (; tapsets_done < nused_tapsets; tapsets_done++)
 			for (struct probe *p = used_tapsets[tapsets_done]->probes; p; p = p->next)
