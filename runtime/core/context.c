@@ -9,10 +9,10 @@
  */
 
 static struct utap_context **utap_contexts;
-static atomic_t utap_state = ATOMIC_INIT(UTAP_LOADED);
+UTAP_API atomic_t utap_state = ATOMIC_INIT(UTAP_LOADED);
 static atomic_t utap_exit_requested = ATOMIC_INIT(0);
 static atomic_t utap_errors = ATOMIC_INIT(0);
-static atomic_t utap_skipped = ATOMIC_INIT(0);
+UTAP_API atomic_t utap_skipped = ATOMIC_INIT(0);
 /* why, for -v: nested in a probe on the same CPU, or a global's lock */
 static atomic_t utap_skipped_nested = ATOMIC_INIT(0);
 static atomic_t utap_skipped_lock = ATOMIC_INIT(0);
@@ -31,20 +31,18 @@ static int utap_exit_status;
 #endif
 static atomic_t utap_suppressed_errors = ATOMIC_INIT(0);
 
-static long utap_target = 0;
+UTAP_API long utap_target = 0;
 module_param_named(target, utap_target, long, 0400);
 /* the runner's process, which started the session (stp_pid()) */
-static long utap_runner_pid;
+UTAP_API long utap_runner_pid;
 
-static void utap_print_flush(struct utap_context *c);
-
-static bool utap_exit_pending(void)
+UTAP_API bool utap_exit_pending(void)
 {
 	return atomic_read(&utap_exit_requested) != 0;
 }
 
 /* exit(): ends the session after this handler; probes stop running at once. */
-static void utap_request_exit(void)
+UTAP_API void utap_request_exit(void)
 {
 	atomic_cmpxchg(&utap_state, UTAP_RUNNING, UTAP_STOPPING);
 	atomic_set(&utap_exit_requested, 1);
@@ -74,8 +72,7 @@ static void utap_enter_error_state(void)
 
 static size_t utap_context_size(void)
 {
-	return ALIGN(sizeof(struct utap_context), 16) +
-	       (MAXNESTING + 1) * utap_gen_frame_size();
+	return ALIGN(sizeof(struct utap_context), 16) + utap_gen_frames_size();
 }
 
 static int utap_contexts_alloc(void)
@@ -105,7 +102,7 @@ static void utap_contexts_free(void)
 	utap_contexts = NULL;
 }
 
-static struct utap_context *utap_context_enter(const struct utap_probe *p, int state)
+UTAP_API struct utap_context *utap_context_enter(const struct utap_probe *p, int state)
 {
 	struct utap_context *c;
 
@@ -162,7 +159,7 @@ static void utap_report_error(struct utap_context *c)
 		utap_enter_error_state();
 }
 
-static void utap_context_leave(struct utap_context *c)
+UTAP_API void utap_context_leave(struct utap_context *c)
 {
 	utap_print_flush(c);
 	if (unlikely(c->last_error))

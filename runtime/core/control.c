@@ -13,7 +13,7 @@
  * unloaded.
  */
 
-static struct proc_dir_entry *utap_proc_dir;
+UTAP_API struct proc_dir_entry *utap_proc_dir;
 static atomic_t utap_data_open = ATOMIC_INIT(0);
 static atomic_t utap_ctl_open = ATOMIC_INIT(0);
 static DEFINE_MUTEX(utap_ctl_mutex);

@@ -16,15 +16,6 @@
 #include "map.h"
 #include "stats.h"
 
-struct utap_lock {
-	atomic_t v;	/* > 0: readers; -1: a writer */
-};
-
-struct utap_lockreq {
-	struct utap_lock *lock;
-	bool write;
-};
-
 static bool utap_lock_try(struct utap_lock *l, bool write)
 {
 	int v = atomic_read(&l->v);
@@ -49,7 +40,7 @@ static void utap_lock_release(struct utap_lock *l, bool write)
 		atomic_dec(&l->v);
 }
 
-UTAP_OUTLINE void utap_unlock_globals(const struct utap_lockreq *r, int n)
+UTAP_API_OUTLINE void utap_unlock_globals(const struct utap_lockreq *r, int n)
 {
 	while (n-- > 0)
 		utap_lock_release(r[n].lock, r[n].write);
@@ -65,7 +56,7 @@ static void utap_trylock_init(void)
 #endif
 }
 
-UTAP_OUTLINE bool utap_lock_globals(const struct utap_lockreq *r, int n)
+UTAP_API_OUTLINE bool utap_lock_globals(const struct utap_lockreq *r, int n)
 {
 	unsigned int tries;
 	int i;
@@ -86,7 +77,7 @@ UTAP_OUTLINE bool utap_lock_globals(const struct utap_lockreq *r, int n)
 
 /* ---- arrays ---- */
 
-static int utap_map_alloc(struct utap_map *m, const struct utap_map_spec *spec)
+UTAP_API int utap_map_alloc(struct utap_map *m, const struct utap_map_spec *spec)
 {
 	void *mem = vzalloc(utap_map_memsize(spec));
 
@@ -96,7 +87,7 @@ static int utap_map_alloc(struct utap_map *m, const struct utap_map_spec *spec)
 	return 0;
 }
 
-static void utap_map_free(struct utap_map *m)
+UTAP_API void utap_map_free(struct utap_map *m)
 {
 	if (m->spec)
 		vfree(m->bucket);	/* the start of the block */
@@ -105,13 +96,7 @@ static void utap_map_free(struct utap_map *m)
 
 /* ---- statistics: one copy per CPU, and an aggregate for reading ---- */
 
-struct utap_pstat {
-	const struct utap_hist_spec *spec;
-	struct utap_stat **cpu;
-	struct utap_stat *agg;
-};
-
-static int utap_pstat_alloc(struct utap_pstat *p, const struct utap_hist_spec *spec)
+UTAP_API int utap_pstat_alloc(struct utap_pstat *p, const struct utap_hist_spec *spec)
 {
 	int cpu;
 
@@ -128,7 +113,7 @@ static int utap_pstat_alloc(struct utap_pstat *p, const struct utap_hist_spec *s
 	return 0;
 }
 
-static void utap_pstat_free(struct utap_pstat *p)
+UTAP_API void utap_pstat_free(struct utap_pstat *p)
 {
 	int cpu;
 
@@ -141,12 +126,12 @@ static void utap_pstat_free(struct utap_pstat *p)
 	p->agg = NULL;
 }
 
-static void utap_pstat_add(struct utap_pstat *p, s64 v)
+UTAP_API void utap_pstat_add(struct utap_pstat *p, s64 v)
 {
 	utap_stat_add(p->cpu[smp_processor_id()], p->spec, v);
 }
 
-static struct utap_stat *utap_pstat_aggregate(struct utap_pstat *p)
+UTAP_API struct utap_stat *utap_pstat_aggregate(struct utap_pstat *p)
 {
 	int cpu;
 
@@ -156,7 +141,7 @@ static struct utap_stat *utap_pstat_aggregate(struct utap_pstat *p)
 	return p->agg;
 }
 
-static void utap_pstat_clear(struct utap_pstat *p)
+UTAP_API void utap_pstat_clear(struct utap_pstat *p)
 {
 	int cpu;
 
@@ -164,15 +149,7 @@ static void utap_pstat_clear(struct utap_pstat *p)
 		memset(p->cpu[cpu], 0, utap_stat_size(p->spec));
 }
 
-/* Arrays of statistics: one map per CPU, merged into agg for reading. */
-struct utap_pmap {
-	const struct utap_map_spec *spec;
-	struct utap_map *cpu;
-	struct utap_map agg;
-	struct utap_stat *one;	/* one element, aggregated */
-};
-
-static int utap_pmap_alloc(struct utap_pmap *p, const struct utap_map_spec *spec)
+UTAP_API int utap_pmap_alloc(struct utap_pmap *p, const struct utap_map_spec *spec)
 {
 	int cpu, rc;
 
@@ -188,7 +165,7 @@ static int utap_pmap_alloc(struct utap_pmap *p, const struct utap_map_spec *spec
 	return rc;
 }
 
-static void utap_pmap_free(struct utap_pmap *p)
+UTAP_API void utap_pmap_free(struct utap_pmap *p)
 {
 	int cpu;
 
@@ -203,12 +180,12 @@ static void utap_pmap_free(struct utap_pmap *p)
 }
 
 /* x[k] <<< v: NULL when this CPU's copy is full */
-static struct utap_stat *utap_pmap_slot(struct utap_pmap *p, const union utap_key *keys)
+UTAP_API struct utap_stat *utap_pmap_slot(struct utap_pmap *p, const union utap_key *keys)
 {
 	return utap_map_insert(&p->cpu[smp_processor_id()], keys);
 }
 
-static struct utap_stat *utap_pmap_element(struct utap_pmap *p, const union utap_key *keys)
+UTAP_API struct utap_stat *utap_pmap_element(struct utap_pmap *p, const union utap_key *keys)
 {
 	int cpu;
 
@@ -222,7 +199,7 @@ static struct utap_stat *utap_pmap_element(struct utap_pmap *p, const union utap
 	return p->one;
 }
 
-static struct utap_map *utap_pmap_aggregate(struct utap_pmap *p)
+UTAP_API struct utap_map *utap_pmap_aggregate(struct utap_pmap *p)
 {
 	int cpu;
 
@@ -232,7 +209,7 @@ static struct utap_map *utap_pmap_aggregate(struct utap_pmap *p)
 	return &p->agg;
 }
 
-static bool utap_pmap_exists(struct utap_pmap *p, const union utap_key *keys)
+UTAP_API bool utap_pmap_exists(struct utap_pmap *p, const union utap_key *keys)
 {
 	int cpu;
 
@@ -242,7 +219,7 @@ static bool utap_pmap_exists(struct utap_pmap *p, const union utap_key *keys)
 	return false;
 }
 
-static void utap_pmap_delete(struct utap_pmap *p, const union utap_key *keys)
+UTAP_API void utap_pmap_delete(struct utap_pmap *p, const union utap_key *keys)
 {
 	int cpu;
 
@@ -250,7 +227,7 @@ static void utap_pmap_delete(struct utap_pmap *p, const union utap_key *keys)
 		utap_map_delete(&p->cpu[cpu], keys);
 }
 
-static void utap_pmap_clear(struct utap_pmap *p)
+UTAP_API void utap_pmap_clear(struct utap_pmap *p)
 {
 	int cpu;
 
@@ -261,8 +238,8 @@ static void utap_pmap_clear(struct utap_pmap *p)
 /* ---- printing aggregates ---- */
 
 /* A histogram can outgrow the print buffer: it is produced in pieces. */
-static void utap_print_hist(struct utap_context *c, const struct utap_stat *st,
-			    const struct utap_hist_spec *spec)
+UTAP_API void utap_print_hist(struct utap_context *c, const struct utap_stat *st,
+			      const struct utap_hist_spec *spec)
 {
 	size_t done = 0, total;
 
@@ -326,7 +303,7 @@ static void utap_print_stat_summary(struct utap_context *c, const struct utap_st
 	}
 }
 
-static void utap_autoprint_long(struct utap_context *c, const char *name, const int64_t *v)
+UTAP_API void utap_autoprint_long(struct utap_context *c, const char *name, const int64_t *v)
 {
 	utap_print_cstr(c, name);
 	utap_print_cstr(c, "=");
@@ -335,7 +312,7 @@ static void utap_autoprint_long(struct utap_context *c, const char *name, const 
 	c->nprints++;
 }
 
-static void utap_autoprint_str(struct utap_context *c, const char *name, const char *s)
+UTAP_API void utap_autoprint_str(struct utap_context *c, const char *name, const char *s)
 {
 	utap_print_cstr(c, name);
 	utap_print_cstr(c, "=");
@@ -344,7 +321,7 @@ static void utap_autoprint_str(struct utap_context *c, const char *name, const c
 	c->nprints++;
 }
 
-static void utap_autoprint_pstat(struct utap_context *c, const char *name, struct utap_pstat *p)
+UTAP_API void utap_autoprint_pstat(struct utap_context *c, const char *name, struct utap_pstat *p)
 {
 	utap_print_cstr(c, name);
 	utap_print_stat_summary(c, utap_pstat_aggregate(p), p->spec);
@@ -352,8 +329,8 @@ static void utap_autoprint_pstat(struct utap_context *c, const char *name, struc
 	c->nprints++;
 }
 
-static void utap_autoprint_entries(struct utap_context *c, const char *name, struct utap_map *m,
-				   void **sorted)
+UTAP_API void utap_autoprint_entries(struct utap_context *c, const char *name,
+			             struct utap_map *m, void **sorted)
 {
 	const struct utap_map_spec *spec = m->spec;
 	u32 n = utap_map_sort(m, sorted, -1, -1, UTAP_STAT_COUNT, -1), i;
@@ -385,14 +362,14 @@ static void utap_autoprint_entries(struct utap_context *c, const char *name, str
 	}
 }
 
-static void utap_autoprint_map(struct utap_context *c, const char *name, struct utap_map *m,
-			       void **sorted)
+UTAP_API void utap_autoprint_map(struct utap_context *c, const char *name,
+			         struct utap_map *m, void **sorted)
 {
 	utap_autoprint_entries(c, name, m, sorted);
 }
 
-static void utap_autoprint_pmap(struct utap_context *c, const char *name, struct utap_pmap *p,
-				void **sorted)
+UTAP_API void utap_autoprint_pmap(struct utap_context *c, const char *name,
+			          struct utap_pmap *p, void **sorted)
 {
 	utap_autoprint_entries(c, name, utap_pmap_aggregate(p), sorted);
 }

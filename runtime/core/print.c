@@ -5,7 +5,7 @@
  * buffer fills), so output of concurrent probes never interleaves mid-line.
  */
 
-static void utap_print_flush(struct utap_context *c)
+UTAP_API void utap_print_flush(struct utap_context *c)
 {
 	if (!c->printlen)
 		return;
@@ -15,7 +15,7 @@ static void utap_print_flush(struct utap_context *c)
 }
 
 /* Raw bytes; longer than the buffer goes out in several records. */
-static void utap_print_bytes(struct utap_context *c, const char *s, size_t n)
+UTAP_API void utap_print_bytes(struct utap_context *c, const char *s, size_t n)
 {
 	if (c->printlen + n > UTAP_PRINTBUF)
 		utap_print_flush(c);
@@ -31,7 +31,7 @@ static void utap_print_bytes(struct utap_context *c, const char *s, size_t n)
 }
 
 /* print(long): the decimal digits; the caller counts the print call */
-static void utap_print_long_raw(struct utap_context *c, s64 v)
+UTAP_API void utap_print_long_raw(struct utap_context *c, s64 v)
 {
 	char buf[24];
 	size_t n = utap_format_number(buf, sizeof(buf), (u64)v, 10, true, 0, -1, -1, false);
@@ -39,7 +39,7 @@ static void utap_print_long_raw(struct utap_context *c, s64 v)
 	utap_print_bytes(c, buf, n);
 }
 
-static void utap_strcat_long(char *dst, s64 v)
+UTAP_API void utap_strcat_long(char *dst, s64 v)
 {
 	char buf[24];
 	size_t n = utap_format_number(buf, sizeof(buf) - 1, (u64)v, 10, true, 0, -1, -1, false);
@@ -53,8 +53,8 @@ static int utap_read_kernel(void *ctx, u64 addr, void *dst, size_t len)
 	return copy_from_kernel_nofault(dst, (const void *)(unsigned long)addr, len) ? -EFAULT : 0;
 }
 
-static void utap_printf(struct utap_context *c, const struct utap_fmt_piece *fmt,
-			const union utap_arg *args)
+UTAP_API void utap_printf(struct utap_context *c, const struct utap_fmt_piece *fmt,
+			  const union utap_arg *args)
 {
 	size_t room = UTAP_PRINTBUF - c->printlen;
 	size_t need = utap_format(c->printbuf + c->printlen, room, fmt, args,
@@ -72,7 +72,7 @@ static void utap_printf(struct utap_context *c, const struct utap_fmt_piece *fmt
 }
 
 /* sprintf into a script string */
-static void utap_sprintf(char *dst, const struct utap_fmt_piece *fmt, const union utap_arg *args)
+UTAP_API void utap_sprintf(char *dst, const struct utap_fmt_piece *fmt, const union utap_arg *args)
 {
 	size_t n = utap_format(dst, MAXSTRINGLEN - 1, fmt, args, utap_read_kernel, NULL);
 

@@ -4,38 +4,18 @@
  *
  * The generated C file defines the UTAP_NEED_* macros for the features the
  * script uses, includes this header, and then defines the utap_gen_* hooks
- * declared below. The runtime is compiled as one translation unit with the
- * script so the compiler sees (and drops) everything unused.
+ * declared below. The runtime's feature parts are compiled as one
+ * translation unit with the script, so the compiler sees (and drops)
+ * everything unused; the kernel half of the core is either part of that
+ * unit or an object compiled once and linked with it (kcore.h).
  */
 #ifndef UTAP_RUNTIME_H
 #define UTAP_RUNTIME_H
 
-#include <linux/module.h>
-#include <linux/kernel.h>
-#include <linux/init.h>
-#include <linux/slab.h>
-#include <linux/vmalloc.h>
-#include <linux/percpu.h>
-#include <linux/proc_fs.h>
-#include <linux/uaccess.h>
-#include <linux/ring_buffer.h>
-#include <linux/irq_work.h>
-#include <linux/poll.h>
-#include <linux/sched.h>
-#include <linux/sched/signal.h>
-#include <linux/delay.h>
-#include <linux/ktime.h>
-#include <linux/timekeeping.h>
-#include <linux/mutex.h>
-#include <linux/atomic.h>
-#include <linux/spinlock.h>
-#include <linux/ptrace.h>
-#include <linux/version.h>
-#ifdef CONFIG_X86
-#include <asm/cpufeature.h>	/* X86_FEATURE_HYPERVISOR: lock patience in a VM */
-#endif
+#include "kheaders.h"
 
 #include "utap_autoconf.h"	/* feature tests, generated per kernel */
+#include "utap_build.h"	/* one unit, or the core as a cached object */
 #include "config.h"
 #include "port.h"
 #include "str.h"
@@ -98,14 +78,16 @@ struct utap_context {
 	char frames[] __aligned(16);	/* (MAXNESTING + 1) frames of the script */
 };
 
+#include "kcore.h"
+
 /* Hooks the generated code defines. */
-static int utap_gen_init(void);
-static void utap_gen_exit(void);
-static int utap_gen_register(void);
-static void utap_gen_unregister(void);
-static void utap_gen_begin(void);
-static void utap_gen_end(void);
-static size_t utap_gen_frame_size(void);
+UTAP_API int utap_gen_init(void);
+UTAP_API void utap_gen_exit(void);
+UTAP_API int utap_gen_register(void);
+UTAP_API void utap_gen_unregister(void);
+UTAP_API void utap_gen_begin(void);
+UTAP_API void utap_gen_end(void);
+UTAP_API size_t utap_gen_frames_size(void);	/* (MAXNESTING + 1) frames */
 
 #define UTAP_ERROR(c, msg, near, label) do {		\
 		(c)->last_error = (msg);		\
@@ -120,6 +102,7 @@ static size_t utap_gen_frame_size(void);
 		goto label;				\
 	} while (0)
 
+#if defined(UTAP_CORE_OBJECT) || !defined(UTAP_CORE_EXTERN)
 #include "format.c"
 #include "stats.c"
 #include "map.c"
@@ -128,5 +111,6 @@ static size_t utap_gen_frame_size(void);
 #include "print.c"
 #include "globals.c"
 #include "control.c"
+#endif
 
 #endif /* UTAP_RUNTIME_H */

@@ -83,14 +83,14 @@ static int utap_transport_put(u16 type, u32 stream, const void *data, size_t len
 	return 0;
 }
 
-static int utap_transport_write(u16 type, u32 stream, const void *data, size_t len,
-				u32 nprints)
+UTAP_API int utap_transport_write(u16 type, u32 stream, const void *data, size_t len,
+				  u32 nprints)
 {
 	return utap_transport_put(type, stream, data, len, nprints, true);
 }
 
 /* As utap_transport_write(), for a writer that keeps what did not fit and offers it again. */
-static int utap_transport_try(u16 type, u32 stream, const void *data, size_t len)
+UTAP_API int utap_transport_try(u16 type, u32 stream, const void *data, size_t len)
 {
 	return utap_transport_put(type, stream, data, len, 0, false);
 }
@@ -162,7 +162,6 @@ static ssize_t utap_data_read(struct file *f, char __user *buf, size_t count, lo
 	return done;
 }
 
-static bool utap_exit_pending(void);
 
 static __poll_t utap_data_poll(struct file *f, poll_table *wait)
 {
@@ -213,7 +212,7 @@ static void utap_transport_exit(void)
  * A formatted message ("WARNING: ..." or "ERROR: ...") for the runner's
  * stderr; one cut short still ends its line, with "...".
  */
-static __printf(1, 2) void utap_msg(const char *fmt, ...)
+UTAP_API __printf(1, 2) void utap_msg(const char *fmt, ...)
 {
 	char buf[512];
 	va_list ap;
@@ -226,6 +225,3 @@ static __printf(1, 2) void utap_msg(const char *fmt, ...)
 		memcpy(buf + n - 4, "...\n", 4);
 	utap_transport_write(UTAP_REC_STDERR, 0, buf, n, 0);
 }
-
-#define utap_warn(fmt, ...) utap_msg("WARNING: " fmt "\n", ##__VA_ARGS__)
-#define utap_err(fmt, ...) utap_msg("ERROR: " fmt "\n", ##__VA_ARGS__)

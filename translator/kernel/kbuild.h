@@ -8,6 +8,7 @@
 #include "sema/sema.h"
 
 int compile_module(struct session *s);
+void kbuild_put_config(struct strbuf *out, const struct session *s); /* -D as #defines */
 void kernel_select(struct session *s);	/* -r, or the running kernel */
 int kernel_check(struct session *s, const char *alternative); /* its build tree exists */
 
