@@ -30,6 +30,7 @@ struct utap_umod_desc {
 
 static const struct utap_umod_desc *utap_gen_umods(int *n);
 
+/* Files with tables at once: the module's own and the runner's, together. */
 #ifndef UTAP_MAX_UMODS
 #define UTAP_MAX_UMODS 512
 #endif
@@ -48,7 +49,12 @@ struct utap_umod {
 	bool warned;			/* "missing unwind data" said once */
 };
 
-static struct utap_umod utap_umods[UTAP_MAX_UMODS];
+/*
+ * One pointer per slot: a file's state is allocated when its tables come
+ * (at load for the module's own, with the runner's blob for later ones),
+ * so the module carries no memory for files a run never sees.
+ */
+static struct utap_umod *utap_umods[UTAP_MAX_UMODS];
 static atomic_t utap_numods = ATOMIC_INIT(0);
 static DEFINE_MUTEX(utap_umods_mutex);
 static struct utap_umod *utap_vdso_mod;
@@ -85,14 +91,23 @@ static void utap_ustack_report(void)
 			  "inexact or ended there)", n, n == 1 ? "" : "s");
 }
 
+static void utap_umods_exit(void);
+
 static int utap_umods_init(void)
 {
 	int i, n = 0;
 	const struct utap_umod_desc *d = utap_gen_umods(&n);
 
-	for (i = 0; i < n && i < UTAP_MAX_UMODS; i++)
-		utap_umod_setup(&utap_umods[i], d[i].path, d[i].uw, d[i].uw_len, d[i].sym,
+	for (i = 0; i < n && i < UTAP_MAX_UMODS; i++) {
+		utap_umods[i] = kzalloc(sizeof(*utap_umods[i]), GFP_KERNEL);
+		if (!utap_umods[i]) {
+			atomic_set(&utap_numods, i);
+			utap_umods_exit();
+			return -ENOMEM;
+		}
+		utap_umod_setup(utap_umods[i], d[i].path, d[i].uw, d[i].uw_len, d[i].sym,
 				d[i].sym_len, d[i].line, d[i].line_len);
+	}
 	atomic_set(&utap_numods, i);
 	return 0;
 }
@@ -102,9 +117,11 @@ static void utap_umods_exit(void)
 	int i, n = atomic_read(&utap_numods);
 
 	for (i = 0; i < n; i++) {
-		if (utap_umods[i].inode)
-			path_put(&utap_umods[i].kpath);
-		kvfree(utap_umods[i].owned);
+		if (utap_umods[i]->inode)
+			path_put(&utap_umods[i]->kpath);
+		kvfree(utap_umods[i]->owned);
+		kfree(utap_umods[i]);
+		utap_umods[i] = NULL;
 	}
 	atomic_set(&utap_numods, 0);
 }
@@ -115,8 +132,8 @@ static struct utap_umod *utap_umod_by_inode(const struct inode *inode)
 
 	smp_rmb();	/* entries are complete before the count covers them */
 	for (i = 0; i < n; i++)
-		if (utap_umods[i].inode == inode)
-			return &utap_umods[i];
+		if (utap_umods[i]->inode == inode)
+			return utap_umods[i];
 	return NULL;
 }
 
@@ -238,7 +255,9 @@ static int utap_umap_find(u64 addr, struct utap_umap *out)
  * the stacks a script collected runs in the runner, after the traced
  * process is gone.
  */
-#define UTAP_SEEN_MAPS 256
+#ifndef UTAP_SEEN_MAPS
+#define UTAP_SEEN_MAPS 256	/* pass 3 sets fewer when walks follow one target */
+#endif
 
 struct utap_seen_map {
 	pid_t tgid;

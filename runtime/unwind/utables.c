@@ -326,8 +326,12 @@ static int utap_tables_add(const struct utap_tables_msg *h, const char *path, co
 		mutex_unlock(&utap_umods_mutex);
 		return -ENOSPC;
 	}
-	m = &utap_umods[n];
-	memset(m, 0, sizeof(*m));
+	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	if (!m) {
+		mutex_unlock(&utap_umods_mutex);
+		return -ENOMEM;
+	}
+	utap_umods[n] = m;
 	utap_umod_setup(m, path, uw, h->uw_len, sym, h->sym_len, line, h->line_len);
 	m->owned = owned;
 	if (h->flags & UTAP_TABLES_VDSO) {

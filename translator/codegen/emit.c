@@ -1216,7 +1216,9 @@ static void assemble(struct emitter *em, struct strbuf *out)
 	sb_puts(out, "#define UTAP_RUNNER_FORMATS");
 	for (unsigned int i = 0; s->runner_format && s->runner_format(i); i++)
 		sb_printf(out, " \"%s\",", s->runner_format(i));
-	sb_puts(out, "\n#include \"core/runtime.h\"\n");
+	sb_putc(out, '\n');
+	sb_putn(out, em->config.buf ? em->config.buf : "", em->config.len);
+	sb_puts(out, "#include \"core/runtime.h\"\n");
 	sb_putn(out, em->includes.buf ? em->includes.buf : "", em->includes.len);
 	sb_putc(out, '\n');
 	for (struct embed *e = s->embeds; e; e = e->next)

@@ -36,6 +36,7 @@ struct emitter {
 	unsigned parts;		/* PART_* of the runtime parts it needs */
 
 	/* file sections */
+	struct strbuf config;	/* #defines that size runtime parts, before runtime.h */
 	struct strbuf includes;	/* runtime parts and kernel headers, after runtime.h */
 	struct strbuf top;	/* formats, globals */
 	struct strbuf frames;	/* frame struct definitions */

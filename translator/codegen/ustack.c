@@ -267,6 +267,12 @@ int emit_ustack_tables(struct emitter *em)
 	sb_puts(&em->top, "};\n");
 	sb_printf(&em->top, "static const struct utap_umod_desc *utap_gen_umods(int *n)\n{\n"
 		  "\t*n = %d;\n\treturn utap_umod_descs;\n}\n", numods);
+	/*
+	 * Mappings remembered for symbolizing later: one process tree maps a
+	 * few dozen files at most; a system-wide script sees many processes.
+	 */
+	sb_printf(&em->config, "#ifndef UTAP_SEEN_MAPS\n#define UTAP_SEEN_MAPS %d\n#endif\n",
+		  s->command || s->target_pid ? 32 : 256);
 	sb_puts(&em->init, "\trc = utap_umods_init();\n\tif (rc)\n\t\treturn rc;\n"
 		"\trc = utap_tables_init();\n\tif (rc)\n\t\treturn rc;\n");
 	sb_puts(&em->exit, "\tutap_umods_exit();\n");
