@@ -2,6 +2,10 @@
 /*
  * uwtab.c - validation of untrusted unwind tables and pc lookup.
  *
+ * Rows are packed in groups (uwtab_format.h); one small decoder serves
+ * the validator, which runs it over every group once, and the lookup,
+ * which runs it over one group.
+ *
  * Pure core: port.h only, bounded loops, no allocation.
  */
 #ifndef UTAP_UNWIND_UWTAB_C
@@ -9,9 +13,9 @@
 
 #include "unwind/uwtab.h"
 
-_Static_assert(sizeof(struct uwt_header) == 96, "uwt_header layout");
+_Static_assert(sizeof(struct uwt_header) == 104, "uwt_header layout");
 _Static_assert(sizeof(struct uwt_rule) == 36, "uwt_rule layout");
-_Static_assert(sizeof(struct uwt_row) == 4, "uwt_row layout");
+_Static_assert(sizeof(struct uwt_group) == 8, "uwt_group layout");
 
 static const struct uwt_rule *tab_rules(const struct uwt_header *h)
 {
@@ -23,10 +27,116 @@ static const u32 *tab_blocks(const struct uwt_header *h)
 	return (const void *)((const u8 *)h + h->blocks_off);
 }
 
-static const struct uwt_row *tab_rows(const struct uwt_header *h)
+static const struct uwt_group *tab_groups(const struct uwt_header *h)
 {
-	return (const void *)((const u8 *)h + h->rows_off);
+	return (const void *)((const u8 *)h + h->groups_off);
 }
+
+/* ---- the row decoder ---- */
+
+struct row_cursor {
+	const u8 *p, *end;	/* the group's bytes */
+	u32 left;		/* rows not decoded yet */
+	u32 nr_rules;
+	u32 start;		/* the current row: start (from text_start), rule */
+	u16 rule;
+	u16 mtf[UWT_MTF];	/* recent rules, most recent first */
+};
+
+static u32 group_rows(const struct uwt_header *h, u32 g)
+{
+	u32 done = g * UWT_GROUP_ROWS;
+
+	return h->nr_rows - done < UWT_GROUP_ROWS ? h->nr_rows - done : UWT_GROUP_ROWS;
+}
+
+static void cursor_init(struct row_cursor *c, const struct uwt_header *h, u32 g)
+{
+	const struct uwt_group *gr = tab_groups(h);
+	const u8 *data = (const u8 *)h + h->data_off;
+	u32 stop = g + 1 < h->nr_groups ? gr[g + 1].data : h->data_size;
+	int i;
+
+	/* the validator checked the offsets; the lookup trusts them */
+	c->p = data + gr[g].data;
+	c->end = data + (stop >= gr[g].data ? stop : gr[g].data);
+	c->left = group_rows(h, g);
+	c->nr_rules = h->nr_rules;
+	c->start = gr[g].start;
+	for (i = 0; i < UWT_MTF; i++)
+		c->mtf[i] = i;
+}
+
+/* ULEB128 of at most 32 bits; false past the end or when too long. */
+static bool get_uleb(const u8 **p, const u8 *end, u32 *v)
+{
+	u32 x = 0;
+	int shift;
+
+	for (shift = 0; shift < 35; shift += 7) {
+		u8 b;
+
+		if (*p >= end)
+			return false;
+		b = *(*p)++;
+		if (shift == 28 && (b & 0x70))
+			return false;
+		x |= (u32)(b & 0x7f) << shift;
+		if (!(b & 0x80)) {
+			*v = x;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void mtf_front(u16 *mtf, int pos, u16 rule)
+{
+	for (; pos > 0; pos--)
+		mtf[pos] = mtf[pos - 1];
+	mtf[0] = rule;
+}
+
+/* The next row of the group into c->start/c->rule; false when malformed. */
+static bool cursor_next(struct row_cursor *c, bool first)
+{
+	u32 nib, ext = 0, rule;
+	u64 start;
+	u8 b;
+
+	if (!c->left || c->p >= c->end)
+		return false;
+	b = *c->p++;
+	nib = b & 15;
+	rule = b >> 4;
+	if (first && nib)
+		return false;	/* a group's first start is the group's */
+	if (nib == 15 && !get_uleb(&c->p, c->end, &ext))
+		return false;
+	if (!first) {
+		start = (u64)c->start + nib + ext + 1;
+		if (start > 0xffffffffull)
+			return false;
+		c->start = (u32)start;
+	}
+	if (rule == 15) {
+		if (!get_uleb(&c->p, c->end, &rule) || rule >= c->nr_rules)
+			return false;
+		mtf_front(c->mtf, UWT_MTF - 1, rule);
+	} else {
+		u16 r = c->mtf[rule];
+
+		if (r >= c->nr_rules)
+			return false;
+		mtf_front(c->mtf, rule, r);
+		rule = r;
+	}
+	c->rule = rule;
+	c->left--;
+	return true;
+}
+
+/* ---- validation ---- */
 
 /* An array of COUNT items of SIZE bytes at OFF must lie in [*pos, total). */
 static int check_array(u32 off, u64 count, u32 size, u32 align,
@@ -46,12 +156,12 @@ static int check_header(const struct uwt_header *h, size_t len)
 
 	if (h->magic != UWT_MAGIC || h->version != UWT_VERSION ||
 	    h->header_size != sizeof(*h) || h->total_size != len ||
-	    (h->flags & ~UWT_F_ALL) || h->reserved || h->reserved2 ||
+	    (h->flags & ~UWT_F_ALL) || h->reserved ||
 	    h->build_id_len > UWT_BUILD_ID_MAX)
 		return -EINVAL;
 	if (h->block_shift < UWT_MIN_BLOCK_SHIFT ||
 	    h->block_shift > UWT_MAX_BLOCK_SHIFT ||
-	    h->text_end < h->text_start)
+	    h->text_end < h->text_start || h->text_end - h->text_start > 0xffffffffull)
 		return -EINVAL;
 	bs = 1ull << h->block_shift;
 	span = h->text_end - h->text_start;
@@ -59,14 +169,16 @@ static int check_header(const struct uwt_header *h, size_t len)
 		return -EINVAL;
 	if (h->nr_rules == 0 || h->nr_rules > UWT_MAX_RULES + 1)
 		return -EINVAL;
-	if ((h->nr_blocks == 0) != (h->nr_rows == 0))
+	if ((h->nr_blocks == 0) != (h->nr_rows == 0) ||
+	    h->nr_groups != h->nr_rows / UWT_GROUP_ROWS + !!(h->nr_rows % UWT_GROUP_ROWS))
 		return -EINVAL;
 	if (check_array(h->rules_off, h->nr_rules, sizeof(struct uwt_rule), 4,
 			&pos, len) ||
 	    check_array(h->blocks_off, (u64)h->nr_blocks + 1, sizeof(u32), 4,
 			&pos, len) ||
-	    check_array(h->rows_off, h->nr_rows, sizeof(struct uwt_row), 4,
-			&pos, len))
+	    check_array(h->groups_off, h->nr_groups, sizeof(struct uwt_group), 4,
+			&pos, len) ||
+	    check_array(h->data_off, h->data_size, 1, 1, &pos, len))
 		return -EINVAL;
 	return 0;
 }
@@ -101,30 +213,52 @@ static int check_rule(const struct uwt_rule *r)
 	return 0;
 }
 
-/* Rows of each block: inside the block and the text range, sorted, valid rule. */
-static int check_rows(const struct uwt_header *h)
+/*
+ * Decode every group: its bytes in order and exactly used up, starts
+ * strictly ascending across the table and inside the text range, the
+ * first at 0, every rule valid.
+ */
+static int check_groups(const struct uwt_header *h)
+{
+	const struct uwt_group *gr = tab_groups(h);
+	u64 span = h->text_end - h->text_start;
+	struct row_cursor c;
+	u32 g, prev = 0;
+
+	if (h->nr_groups && (gr[0].start != 0 || gr[0].data != 0))
+		return -EINVAL;
+	for (g = 0; g < h->nr_groups; g++) {
+		if (gr[g].data > h->data_size ||
+		    (g && (gr[g].data < gr[g - 1].data || gr[g].start <= prev)))
+			return -EINVAL;
+		cursor_init(&c, h, g);
+		if (!cursor_next(&c, true))
+			return -EINVAL;
+		while (c.left)
+			if (!cursor_next(&c, false))
+				return -EINVAL;
+		if (c.p != c.end || c.start >= span)
+			return -EINVAL;
+		prev = c.start;
+	}
+	return 0;
+}
+
+/* blocks[b] must be the last group starting at or before block b. */
+static int check_blocks(const struct uwt_header *h)
 {
 	const u32 *blocks = tab_blocks(h);
-	const struct uwt_row *rows = tab_rows(h);
-	u64 span = h->text_end - h->text_start;
-	u64 bs = 1ull << h->block_shift;
-	u32 b, i;
+	const struct uwt_group *gr = tab_groups(h);
+	u32 b;
 
-	if (blocks[0] != 0 || blocks[h->nr_blocks] != h->nr_rows)
-		return -EINVAL;
-	if (h->nr_rows && (blocks[1] == 0 || rows[0].off != 0))
-		return -EINVAL;
-	for (b = 0; b < h->nr_blocks; b++) {
-		u64 limit = span - b * bs < bs ? span - b * bs : bs;
+	for (b = 0; b <= h->nr_blocks && h->nr_groups; b++) {
+		u64 at = b < h->nr_blocks ? (u64)b << h->block_shift :
+					     h->text_end - h->text_start;
+		u32 g = blocks[b];
 
-		if (blocks[b + 1] < blocks[b])
+		if (g >= h->nr_groups || gr[g].start > at ||
+		    (g + 1 < h->nr_groups && gr[g + 1].start <= at))
 			return -EINVAL;
-		for (i = blocks[b]; i < blocks[b + 1]; i++) {
-			if (rows[i].off >= limit || rows[i].rule >= h->nr_rules)
-				return -EINVAL;
-			if (i > blocks[b] && rows[i].off <= rows[i - 1].off)
-				return -EINVAL;
-		}
 	}
 	return 0;
 }
@@ -142,25 +276,28 @@ int uw_table_validate(const void *blob, size_t len)
 	for (i = 0; i < h->nr_rules; i++)
 		if (check_rule(&tab_rules(h)[i]))
 			return -EINVAL;
-	return check_rows(h);
+	if (check_groups(h) || check_blocks(h))
+		return -EINVAL;
+	return 0;
 }
 
-/* Index of the row covering OFF (bytes from text_start; OFF < span). */
-static u32 find_row(const struct uwt_header *h, u64 off)
+/* ---- lookup ---- */
+
+/* The group holding the row that covers OFF (OFF < span). */
+static u32 find_group(const struct uwt_header *h, u32 off)
 {
 	const u32 *blocks = tab_blocks(h);
-	const struct uwt_row *rows = tab_rows(h);
+	const struct uwt_group *gr = tab_groups(h);
 	u32 b = off >> h->block_shift;
-	u16 in = off & ((1u << h->block_shift) - 1);
-	u32 lo = blocks[b], hi = blocks[b + 1];
+	u32 lo = blocks[b], hi = blocks[b + 1] + 1;
 
-	/* no row starts in this block before OFF: the previous one covers it */
-	if (lo == hi || rows[lo].off > in)
-		return lo - 1;
+	if (hi > h->nr_groups)
+		hi = h->nr_groups;
+	/* largest g in [lo, hi) with gr[g].start <= off; gr[lo].start <= off */
 	while (hi - lo > 1) {
 		u32 mid = lo + (hi - lo) / 2;
 
-		if (rows[mid].off <= in)
+		if (gr[mid].start <= off)
 			lo = mid;
 		else
 			hi = mid;
@@ -168,46 +305,50 @@ static u32 find_row(const struct uwt_header *h, u64 off)
 	return lo;
 }
 
-const struct uwt_rule *uw_table_lookup(const void *blob, u64 pc)
+/* The rule of the row covering OFF, and the row's [start, end). */
+static const struct uwt_rule *find_row(const struct uwt_header *h, u32 off,
+				       u64 *start, u64 *end)
 {
-	const struct uwt_header *h = blob;
+	u32 g = find_group(h, off);
+	struct row_cursor c;
+	u32 rule, at;
 
-	if (pc < h->text_start || pc >= h->text_end)
-		return NULL;
-	return &tab_rules(h)[tab_rows(h)[find_row(h, pc - h->text_start)].rule];
+	cursor_init(&c, h, g);
+	cursor_next(&c, true);
+	do {
+		rule = c.rule;
+		at = c.start;
+		if (!c.left) {
+			c.start = g + 1 < h->nr_groups ? tab_groups(h)[g + 1].start :
+				  (u32)(h->text_end - h->text_start);
+			break;
+		}
+		cursor_next(&c, false);
+	} while (c.start <= off);
+	*start = at;
+	*end = c.start;
+	return &tab_rules(h)[rule];
 }
 
-/* Start of row I (bytes from text_start): find the block it starts in. */
-static u64 row_start(const struct uwt_header *h, u32 i)
+const struct uwt_rule *uw_table_lookup(const void *blob, u64 pc)
 {
-	const u32 *blocks = tab_blocks(h);
-	u32 lo = 0, hi = h->nr_blocks;
+	u64 s, e;
 
-	/* largest b with blocks[b] <= i; rows of b are blocks[b]..blocks[b+1]-1 */
-	while (hi - lo > 1) {
-		u32 mid = lo + (hi - lo) / 2;
-
-		if (blocks[mid] <= i)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return ((u64)lo << h->block_shift) + tab_rows(h)[i].off;
+	return uw_table_lookup_range(blob, pc, &s, &e);
 }
 
 const struct uwt_rule *uw_table_lookup_range(const void *blob, u64 pc,
 					     u64 *start, u64 *end)
 {
 	const struct uwt_header *h = blob;
-	u32 i;
+	const struct uwt_rule *r;
 
 	if (pc < h->text_start || pc >= h->text_end)
 		return NULL;
-	i = find_row(h, pc - h->text_start);
-	*start = h->text_start + row_start(h, i);
-	*end = i + 1 < h->nr_rows ? h->text_start + row_start(h, i + 1) :
-				    h->text_end;
-	return &tab_rules(h)[tab_rows(h)[i].rule];
+	r = find_row(h, (u32)(pc - h->text_start), start, end);
+	*start += h->text_start;
+	*end += h->text_start;
+	return r;
 }
 
 #endif /* UTAP_UNWIND_UWTAB_C */

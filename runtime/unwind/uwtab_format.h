@@ -11,19 +11,27 @@
  * Layout, all fields little-endian, every array naturally aligned:
  *
  *   struct uwt_header
- *   struct uwt_rule   rules[nr_rules]       interned, deduplicated rules
- *   u32               blocks[nr_blocks + 1] first row of each text block
- *   struct uwt_row    rows[nr_rows]         (block-relative start, rule)
+ *   struct uwt_rule   rules[nr_rules]        interned, most used first
+ *   u32               blocks[nr_blocks + 1]  group covering each block start
+ *   struct uwt_group  groups[nr_groups]      where each group of rows starts
+ *   u8                data[data_size]        the rows, packed
  *
- * The text range [text_start, text_end) is cut into blocks of
- * 1 << block_shift bytes. blocks[b] is the index of the first row that
- * starts at or after the start of block b, so the rows that start inside
- * block b are rows[blocks[b] .. blocks[b + 1] - 1], and their 16-bit
- * offsets are relative to the block start. The row covering a pc is the
- * last of those with off <= pc's offset, or, when there is none, the row
- * just before them (it started in an earlier block). Row 0 starts at
- * text_start. A lookup touches the block index (1 line), the rows of one
- * block (usually 1 line) and one rule: at most 3 cache misses.
+ * Rows (start, rule) are kept in groups of UWT_GROUP_ROWS (the last one
+ * may be shorter); a group gives its first row's start (bytes from
+ * text_start) and where its bytes begin. A row is one byte, the start
+ * delta in the low nibble and the rule in the high one, each followed by
+ * a ULEB128 extension when the nibble is 15:
+ *   delta: the first row of a group has 0 (its start is the group's);
+ *          else start - previous start - 1, 15 meaning 15 + the ULEB;
+ *   rule:  a position in a move-to-front list of the last 15 rules the
+ *          group used (rules[0..14] when it begins), 15 meaning the rule
+ *          index follows; either way the rule moves to the front.
+ * Rules follow each other in push/pop sequences, so most rows take one
+ * byte (a third of the 4-byte row of version 1). A group's bytes end where
+ * the next group's begin. The text range [text_start, text_end) is cut
+ * into blocks of 1 << block_shift bytes; blocks[b] is the last group
+ * starting at or before block b, so a lookup binary-searches the few
+ * groups between blocks[b] and blocks[b + 1] and decodes at most one group.
  *
  * Row rules say how to compute the caller's frame from this frame:
  *   CFA  = base register + cfa_off              (UWT_CFA_REG)
@@ -47,7 +55,9 @@
 #endif
 
 #define UWT_MAGIC		0x31545755u	/* "UWT1" */
-#define UWT_VERSION		1
+#define UWT_VERSION		2
+#define UWT_GROUP_ROWS		32
+#define UWT_MTF			15	/* rules a group remembers */
 #define UWT_BUILD_ID_MAX	32
 #define UWT_MIN_BLOCK_SHIFT	4
 #define UWT_MAX_BLOCK_SHIFT	16
@@ -73,14 +83,16 @@ struct uwt_header {
 	u32 nr_rules;
 	u32 nr_blocks;		/* ceil((text_end - text_start) >> block_shift) */
 	u32 nr_rows;
+	u32 nr_groups;		/* ceil(nr_rows / UWT_GROUP_ROWS) */
 	u32 rules_off;		/* byte offsets from the start of the blob */
 	u32 blocks_off;
-	u32 rows_off;
+	u32 groups_off;
+	u32 data_off;
+	u32 data_size;
 	u8 block_shift;
 	u8 build_id_len;
 	u16 reserved;		/* 0 */
 	u8 build_id[UWT_BUILD_ID_MAX];
-	u32 reserved2;		/* 0; keeps the header free of implicit padding */
 };
 
 /* DWARF register numbers of x86-64, as used in rules and struct uw_regs */
@@ -146,9 +158,9 @@ struct uwt_rule {
 	s16 save_off[UWT_NR_SAVED];
 };
 
-struct uwt_row {
-	u16 off;		/* start, relative to its block's start */
-	u16 rule;		/* index into rules[] */
+struct uwt_group {
+	u32 start;		/* first row's start, bytes from text_start */
+	u32 data;		/* its bytes, from data_off */
 };
 
 #endif /* UTAP_UWTAB_FORMAT_H */

@@ -123,8 +123,9 @@ static void truncation_rejected(void)
 	struct uwt_header *h = (void *)buf;			\
 	struct uwt_rule *rules = (void *)((u8 *)buf + h->rules_off); \
 	u32 *blocks = (void *)((u8 *)buf + h->blocks_off);	\
-	struct uwt_row *rows = (void *)((u8 *)buf + h->rows_off); \
-	(void)rules; (void)blocks; (void)rows;			\
+	struct uwt_group *groups = (void *)((u8 *)buf + h->groups_off); \
+	u8 *data = (u8 *)buf + h->data_off;			\
+	(void)rules; (void)blocks; (void)groups; (void)data;	\
 	stmt;							\
 	if (uw_table_validate(buf, len_) != -EINVAL)		\
 		CHECK(!"accepted: " what);			\
@@ -132,12 +133,13 @@ static void truncation_rejected(void)
 
 static void corruptions_rejected(void)
 {
+	sample();
+	CHECK_INT(((struct uwt_header *)buf)->data_size, 15);	/* the bytes below */
 	CORRUPT("magic", h->magic ^= 1);
-	CORRUPT("version", h->version = 2);
+	CORRUPT("version", h->version = 1);
 	CORRUPT("header size", h->header_size = 64);
 	CORRUPT("unknown flag", h->flags = 0x80);
 	CORRUPT("reserved", h->reserved = 1);
-	CORRUPT("reserved2", h->reserved2 = 1);
 	CORRUPT("build-id length", h->build_id_len = 33);
 	CORRUPT("block shift small", h->block_shift = 3);
 	CORRUPT("block shift large", h->block_shift = 17);
@@ -160,11 +162,16 @@ static void corruptions_rejected(void)
 	CORRUPT("block index start", blocks[0] = 1);
 	CORRUPT("block index end", blocks[h->nr_blocks] = 3);
 	CORRUPT("block index order", (blocks[1] = 3, blocks[2] = 2));
-	CORRUPT("row rule index", rows[1].rule = h->nr_rules);
-	CORRUPT("row order in block", rows[1].off = 0);
-	CORRUPT("row outside block", rows[1].off = 16);
-	CORRUPT("first row offset", rows[0].off = 1);
-	CORRUPT("row past text end", rows[5].off = 3);
+	CORRUPT("group count", h->nr_groups++);
+	CORRUPT("first group start", groups[0].start = 1);
+	CORRUPT("first group bytes", groups[0].data = 1);
+	CORRUPT("data cut short", h->data_size--);
+	/* the rows: f0 00, f4 01, fa 02, ff e0 01 03, f7 00, ff 19 04 */
+	CORRUPT("first row delta", data[0] = 0xf1);
+	CORRUPT("row rule index", data[3] = 5);
+	CORRUPT("move-to-front slot of no rule", data[2] = 0x64);
+	CORRUPT("row past text end", data[13] = 0x7f);
+	CORRUPT("long ULEB", (data[7] = 0xff, data[8] = 0xff));
 	/* a misaligned blob pointer is refused before anything is read */
 	CHECK_INT(uw_table_validate((u8 *)buf + 4, sample()), -EINVAL);
 	CHECK_INT(uw_table_validate(NULL, 100), -EINVAL);
@@ -237,6 +244,51 @@ static void real_table_damage(void)
 	uw_blob_free(&b);
 }
 
+/*
+ * The builder's move-to-front rows against uwmk.h's escape-only rows of the
+ * same table: the ranges the builder's table gives, rewritten by uwmk,
+ * must look up the same rule everywhere (libc: 700+ groups, 300+ rules).
+ */
+static void builder_matches_simple_writer(void)
+{
+	static struct uwmk_row rows[1 << 15];
+	static u64 copy[1 << 18];
+	struct uw_build_stats st;
+	struct uw_blob b;
+	char err[256];
+	const struct uwt_header *h;
+	u64 pc, s, e;
+	u32 n = 0;
+	size_t len;
+
+	if (uw_build_file("/lib/x86_64-linux-gnu/libc.so.6", NULL, &b, &st, err,
+			  sizeof(err))) {
+		CHECK(!"cannot build libc's table");
+		return;
+	}
+	h = b.data;
+	CHECK_INT(uw_table_validate(b.data, b.len), 0);
+	for (pc = h->text_start; pc < h->text_end && n < sizeof(rows) / sizeof(rows[0]); pc = e) {
+		const struct uwt_rule *r = uw_table_lookup_range(b.data, pc, &s, &e);
+
+		CHECK(r && s == pc && e > pc);
+		if (!r || s != pc || e <= pc)
+			break;
+		rows[n++] = (struct uwmk_row){ s, *r };
+	}
+	CHECK_INT(n, h->nr_rows);
+	len = uwmk_table(copy, sizeof(copy), rows, n, h->text_end, 12);
+	CHECK(len > 0);
+	CHECK_INT(uw_table_validate(copy, len), 0);
+	for (u32 i = 0; i < n && !unit_failed_checks; i++)
+		for (pc = rows[i].start - (i > 0); pc <= rows[i].start; pc++)
+			CHECK(!memcmp(uw_table_lookup(copy, pc), uw_table_lookup(b.data, pc),
+				      sizeof(struct uwt_rule)));
+	printf("# libc: %u rows, %u rules, %zu bytes packed, %zu escape-only\n", n,
+	       h->nr_rules, b.len, len);
+	uw_blob_free(&b);
+}
+
 int main(void)
 {
 	unit_prog = "test_uwtab";
@@ -246,5 +298,6 @@ int main(void)
 	RUN(corruptions_rejected);
 	RUN(single_bit_flips);
 	RUN(real_table_damage);
+	RUN(builder_matches_simple_writer);
 	return unit_done();
 }

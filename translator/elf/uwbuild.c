@@ -444,20 +444,153 @@ static int intern(struct interner *in, const struct uwt_rule *r, uint32_t *idx)
 	return 0;
 }
 
-/* Smallest block size >= the requested one that keeps the index small. */
-static unsigned int pick_block_shift(uint64_t span, size_t nr_rows,
+/*
+ * Smallest block size >= the requested one with at most one block per two
+ * groups: the index then costs a fraction of the rows, and a lookup still
+ * binary-searches only a few groups.
+ */
+static unsigned int pick_block_shift(uint64_t span, size_t nr_groups,
 				     unsigned int want)
 {
 	unsigned int shift = want;
 
-	while (shift < UWT_MAX_BLOCK_SHIFT && (span >> shift) > 4 * nr_rows + 1024)
+	while (shift < UWT_MAX_BLOCK_SHIFT && (span >> shift) > nr_groups / 2 + 1)
 		shift++;
 	return shift;
 }
 
+/* Rules by use, most used first (ties in first-use order): small MTF codes, then small ULEBs. */
+struct rule_use {
+	uint32_t idx, count;
+};
+
+static int cmp_use(const void *a, const void *b)
+{
+	const struct rule_use *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static int rank_rules(struct interner *in, uint32_t *rule_idx, size_t n)
+{
+	struct rule_use *use = calloc(in->n, sizeof(*use));
+	uint32_t *rank = calloc(in->n, sizeof(*rank));
+	struct uwt_rule *sorted = calloc(in->n, sizeof(*sorted));
+	uint32_t i;
+	int ret = -1;
+
+	if (!use || !rank || !sorted)
+		goto out;
+	for (i = 0; i < in->n; i++)
+		use[i].idx = i;
+	for (i = 0; i < n; i++)
+		use[rule_idx[i]].count++;
+	qsort(use, in->n, sizeof(*use), cmp_use);
+	for (i = 0; i < in->n; i++) {
+		rank[use[i].idx] = i;
+		sorted[i] = in->rules[use[i].idx];
+	}
+	memcpy(in->rules, sorted, in->n * sizeof(*sorted));
+	for (i = 0; i < n; i++)
+		rule_idx[i] = rank[rule_idx[i]];
+	ret = 0;
+out:
+	free(use);
+	free(rank);
+	free(sorted);
+	return ret;
+}
+
+/* The packed rows, as the runtime's decoder (runtime/unwind/uwtab.c) reads them. */
+struct packer {
+	uint8_t *data;
+	size_t len, cap;
+	uint16_t mtf[UWT_MTF];
+};
+
+static int put_byte(struct packer *pk, uint8_t b)
+{
+	if (uwb_grow((void **)&pk->data, &pk->cap, pk->len, 1))
+		return -1;
+	pk->data[pk->len++] = b;
+	return 0;
+}
+
+static int put_uleb(struct packer *pk, uint32_t v)
+{
+	do {
+		if (put_byte(pk, (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0))))
+			return -1;
+		v >>= 7;
+	} while (v);
+	return 0;
+}
+
+static void mtf_front(uint16_t *mtf, int pos, uint16_t rule)
+{
+	for (; pos > 0; pos--)
+		mtf[pos] = mtf[pos - 1];
+	mtf[0] = rule;
+}
+
+/* One row: DELTA is start - previous start - 1 (0 for a group's first row). */
+static int pack_row(struct packer *pk, uint32_t delta, uint32_t rule)
+{
+	int pos;
+
+	for (pos = 0; pos < UWT_MTF && pk->mtf[pos] != rule; pos++)
+		;
+	if (put_byte(pk, (uint8_t)((delta < 15 ? delta : 15) | (pos < UWT_MTF ? pos : 15) << 4)) ||
+	    (delta >= 15 && put_uleb(pk, delta - 15)) ||
+	    (pos == UWT_MTF && put_uleb(pk, rule)))
+		return -1;
+	mtf_front(pk->mtf, pos < UWT_MTF ? pos : UWT_MTF - 1, (uint16_t)rule);
+	return 0;
+}
+
+static int pack_groups(const struct out_rows *rows, const uint32_t *rule_idx,
+		       struct uwt_group *groups, struct packer *pk)
+{
+	size_t i;
+	int k;
+
+	for (i = 0; i < rows->n; i++) {
+		uint32_t off = (uint32_t)(rows->v[i].start - rows->text_start);
+		uint32_t delta = 0;
+
+		if (i % UWT_GROUP_ROWS == 0) {
+			groups[i / UWT_GROUP_ROWS] = (struct uwt_group){ off, (uint32_t)pk->len };
+			for (k = 0; k < UWT_MTF; k++)
+				pk->mtf[k] = (uint16_t)k;
+		} else {
+			delta = off - (uint32_t)(rows->v[i - 1].start - rows->text_start) - 1;
+		}
+		if (pack_row(pk, delta, rule_idx[i]))
+			return -1;
+	}
+	return 0;
+}
+
+/* blocks[b]: the last group starting at or before block b (b = nr_blocks: the text end). */
+static void fill_blocks(uint32_t *blocks, uint32_t nr_blocks, const struct uwt_group *groups,
+			uint32_t nr_groups, unsigned int shift, uint64_t span)
+{
+	uint32_t b, g = 0;
+
+	for (b = 0; b <= nr_blocks && nr_groups; b++) {
+		uint64_t at = b < nr_blocks ? (uint64_t)b << shift : span;
+
+		while (g + 1 < nr_groups && groups[g + 1].start <= at)
+			g++;
+		blocks[b] = g;
+	}
+}
+
 struct layout_sizes {
-	uint32_t nr_rules, nr_blocks, nr_rows;
-	uint32_t rules_off, blocks_off, rows_off, total;
+	uint32_t nr_rules, nr_blocks, nr_rows, nr_groups;
+	uint32_t rules_off, blocks_off, groups_off, data_off, data_size, total;
 };
 
 static void fill_header(struct uwt_header *h, const struct out_rows *rows,
@@ -477,9 +610,12 @@ static void fill_header(struct uwt_header *h, const struct out_rows *rows,
 	h->nr_rules = ls->nr_rules;
 	h->nr_blocks = ls->nr_blocks;
 	h->nr_rows = ls->nr_rows;
+	h->nr_groups = ls->nr_groups;
 	h->rules_off = ls->rules_off;
 	h->blocks_off = ls->blocks_off;
-	h->rows_off = ls->rows_off;
+	h->groups_off = ls->groups_off;
+	h->data_off = ls->data_off;
+	h->data_size = ls->data_size;
 	h->block_shift = shift;
 	if (len > 0) {
 		h->build_id_len = len > UWT_BUILD_ID_MAX ? UWT_BUILD_ID_MAX : len;
@@ -487,29 +623,13 @@ static void fill_header(struct uwt_header *h, const struct out_rows *rows,
 	}
 }
 
-/* Block index and rows: row offsets are relative to their block's start. */
-static void fill_rows(void *blob, const struct out_rows *rows,
-		      const uint32_t *rule_idx, const struct layout_sizes *ls,
-		      unsigned int shift)
+static void place(struct layout_sizes *ls)
 {
-	uint32_t *blocks = (uint32_t *)((char *)blob + ls->blocks_off);
-	struct uwt_row *out = (struct uwt_row *)((char *)blob + ls->rows_off);
-	uint32_t b, i = 0;
-
-	for (b = 0; b < ls->nr_blocks; b++) {
-		uint64_t bstart = rows->text_start + ((uint64_t)b << shift);
-
-		while (i < ls->nr_rows && rows->v[i].start < bstart)
-			i++;
-		blocks[b] = i;
-	}
-	blocks[ls->nr_blocks] = ls->nr_rows;
-	for (i = 0; i < ls->nr_rows; i++) {
-		uint64_t off = rows->v[i].start - rows->text_start;
-
-		out[i].off = off & ((1u << shift) - 1);
-		out[i].rule = rule_idx[i];
-	}
+	ls->rules_off = sizeof(struct uwt_header);
+	ls->blocks_off = ls->rules_off + ls->nr_rules * sizeof(struct uwt_rule);
+	ls->groups_off = ls->blocks_off + (ls->nr_blocks + 1) * sizeof(uint32_t);
+	ls->data_off = ls->groups_off + ls->nr_groups * sizeof(struct uwt_group);
+	ls->total = ls->data_off + ls->data_size;
 }
 
 static int emit_blob(const struct out_rows *rows, unsigned int want_shift,
@@ -517,9 +637,12 @@ static int emit_blob(const struct out_rows *rows, unsigned int want_shift,
 		     char *err, size_t n)
 {
 	uint64_t span = rows->text_end - rows->text_start;
-	unsigned int shift = pick_block_shift(span, rows->n, want_shift);
+	uint32_t nr_groups = (rows->n + UWT_GROUP_ROWS - 1) / UWT_GROUP_ROWS;
+	unsigned int shift = pick_block_shift(span, nr_groups, want_shift);
 	struct interner in = { 0 };
 	struct layout_sizes ls = { 0 };
+	struct packer pk = { 0 };
+	struct uwt_group *groups = NULL;
 	uint32_t *rule_idx = NULL, cap = 1, none_idx;
 	struct uwt_rule none;
 	size_t i;
@@ -531,10 +654,11 @@ static int emit_blob(const struct out_rows *rows, unsigned int want_shift,
 	in.slots = calloc(cap, sizeof(*in.slots));
 	in.mask = cap - 1;
 	rule_idx = calloc(rows->n + 1, sizeof(*rule_idx));
-	if (!in.rules || !in.slots || !rule_idx)
+	groups = calloc(nr_groups + 1, sizeof(*groups));
+	if (!in.rules || !in.slots || !rule_idx || !groups)
 		goto out;
 	uwb_none_rule(&none);
-	if (intern(&in, &none, &none_idx))	/* rule 0: "no CFI" */
+	if (intern(&in, &none, &none_idx))	/* "no CFI": the rule of an empty table */
 		goto out;
 	for (i = 0; i < rows->n; i++)
 		if (intern(&in, &rows->v[i].rule, &rule_idx[i])) {
@@ -542,18 +666,19 @@ static int emit_blob(const struct out_rows *rows, unsigned int want_shift,
 			     UWT_MAX_RULES);
 			goto out;
 		}
-	if ((span >> shift) >= MAX_BLOCKS) {
+	if ((span >> shift) >= MAX_BLOCKS || span > 0xffffffffull) {
 		fail(err, n, "CFI text range too large (%#llx bytes)",
 		     (unsigned long long)span);
 		goto out;
 	}
+	if (rank_rules(&in, rule_idx, rows->n) || pack_groups(rows, rule_idx, groups, &pk))
+		goto out;
 	ls.nr_rules = in.n;
 	ls.nr_rows = rows->n;
+	ls.nr_groups = nr_groups;
 	ls.nr_blocks = (span >> shift) + !!(span & ((1ull << shift) - 1));
-	ls.rules_off = sizeof(struct uwt_header);
-	ls.blocks_off = ls.rules_off + ls.nr_rules * sizeof(struct uwt_rule);
-	ls.rows_off = ls.blocks_off + (ls.nr_blocks + 1) * sizeof(uint32_t);
-	ls.total = ls.rows_off + ls.nr_rows * sizeof(struct uwt_row);
+	ls.data_size = pk.len;
+	place(&ls);
 	blob->data = calloc(1, ls.total);
 	if (!blob->data)
 		goto out;
@@ -561,12 +686,18 @@ static int emit_blob(const struct out_rows *rows, unsigned int want_shift,
 	fill_header(blob->data, rows, &ls, shift, flags, elf);
 	memcpy((char *)blob->data + ls.rules_off, in.rules,
 	       ls.nr_rules * sizeof(struct uwt_rule));
-	fill_rows(blob->data, rows, rule_idx, &ls, shift);
+	fill_blocks((uint32_t *)((char *)blob->data + ls.blocks_off), ls.nr_blocks, groups,
+		    nr_groups, shift, span);
+	memcpy((char *)blob->data + ls.groups_off, groups, nr_groups * sizeof(*groups));
+	if (pk.len)
+		memcpy((char *)blob->data + ls.data_off, pk.data, pk.len);
 	ret = 0;
 out:
 	free(in.rules);
 	free(in.slots);
 	free(rule_idx);
+	free(groups);
+	free(pk.data);
 	return ret;
 }
 

@@ -43,10 +43,24 @@ static inline void uwmk_save(struct uwt_rule *r, int slot, u8 kind, u8 reg,
 	r->save_off[slot] = off;
 }
 
+/* ULEB128 of V at P; returns the bytes written. */
+static inline size_t uwmk_uleb(u8 *p, u32 v)
+{
+	size_t n = 0;
+
+	do {
+		p[n++] = (u8)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+		v >>= 7;
+	} while (v);
+	return n;
+}
+
 /*
  * Write a table for ROWS (sorted, distinct starts, rows[0].start is the
  * text start) ending at TEXT_END into BUF (8-byte aligned, CAP bytes).
  * Returns its length, or 0 when it does not fit or the input is bad.
+ * Every rule is written as an escape with its index (never a move-to-front
+ * position), so the decoder's list is exercised only by the builder's tables.
  */
 static inline size_t uwmk_table(void *buf, size_t cap,
 				const struct uwmk_row *rows, u32 n,
@@ -54,19 +68,21 @@ static inline size_t uwmk_table(void *buf, size_t cap,
 {
 	struct uwt_header *h = buf;
 	struct uwt_rule *rules = (struct uwt_rule *)(h + 1);
-	u32 nr_rules = 0, i, j, b, nr_blocks;
+	u32 nr_rules = 0, i, j, b, g, nr_blocks, nr_groups;
 	u64 start = n ? rows[0].start : text_end, span = text_end - start;
 	u64 bs = 1ull << shift;
 	u32 *blocks;
-	struct uwt_row *out;
-	size_t need;
+	struct uwt_group *groups;
+	u8 *data;
+	size_t need, len = 0;
 
 	if (text_end < start || (span >> shift) > (1u << 20))
 		return 0;
 	nr_blocks = (span + bs - 1) >> shift;
-	/* worst case: every row has its own rule */
+	nr_groups = (n + UWT_GROUP_ROWS - 1) / UWT_GROUP_ROWS;
+	/* worst case: every row has its own rule, 11 bytes per row */
 	need = sizeof(*h) + (size_t)(n + 1) * sizeof(*rules) +
-	       (nr_blocks + 1) * 4 + n * sizeof(*out);
+	       (nr_blocks + 1) * 4 + nr_groups * sizeof(*groups) + (size_t)n * 11;
 	if (need > cap)
 		return 0;
 	memset(buf, 0, need);
@@ -80,18 +96,27 @@ static inline size_t uwmk_table(void *buf, size_t cap,
 	if (!nr_rules)
 		rules[nr_rules++] = uwmk_rule(UWT_NONE, 0, 0);
 	blocks = (u32 *)(rules + nr_rules);
-	out = (struct uwt_row *)(blocks + nr_blocks + 1);
-	for (b = 0, i = 0; b < nr_blocks; b++) {
-		while (i < n && rows[i].start < start + b * bs)
-			i++;
-		blocks[b] = i;
-	}
-	blocks[nr_blocks] = n;
+	groups = (struct uwt_group *)(blocks + nr_blocks + 1);
+	data = (u8 *)(groups + nr_groups);
 	for (i = 0; i < n; i++) {
+		u32 off = (u32)(rows[i].start - start);
+		u32 delta = i % UWT_GROUP_ROWS ? off - (u32)(rows[i - 1].start - start) - 1 : 0;
+
+		if (i % UWT_GROUP_ROWS == 0)
+			groups[i / UWT_GROUP_ROWS] = (struct uwt_group){ off, (u32)len };
 		for (j = 0; memcmp(&rules[j], &rows[i].rule, sizeof(rules[j])); j++)
 			;
-		out[i].off = (rows[i].start - start) & (bs - 1);
-		out[i].rule = j;
+		data[len++] = (u8)((delta < 15 ? delta : 15) | 0xf0);
+		if (delta >= 15)
+			len += uwmk_uleb(data + len, delta - 15);
+		len += uwmk_uleb(data + len, j);
+	}
+	for (b = 0, g = 0; b <= nr_blocks && nr_groups; b++) {
+		u64 at = b < nr_blocks ? b * bs : span;
+
+		while (g + 1 < nr_groups && groups[g + 1].start <= at)
+			g++;
+		blocks[b] = g;
 	}
 	h->magic = UWT_MAGIC;
 	h->version = UWT_VERSION;
@@ -101,10 +126,13 @@ static inline size_t uwmk_table(void *buf, size_t cap,
 	h->nr_rules = nr_rules;
 	h->nr_blocks = nr_blocks;
 	h->nr_rows = n;
+	h->nr_groups = nr_groups;
 	h->rules_off = sizeof(*h);
 	h->blocks_off = h->rules_off + nr_rules * sizeof(*rules);
-	h->rows_off = h->blocks_off + (nr_blocks + 1) * 4;
-	h->total_size = h->rows_off + n * sizeof(*out);
+	h->groups_off = h->blocks_off + (nr_blocks + 1) * 4;
+	h->data_off = h->groups_off + nr_groups * sizeof(*groups);
+	h->data_size = (u32)len;
+	h->total_size = h->data_off + (u32)len;
 	h->block_shift = shift;
 	return h->total_size;
 }
