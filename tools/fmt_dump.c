@@ -148,10 +148,10 @@ static bool prog_func(const char *prog, const char *func, uint64_t *addr, uint64
 		if ((t.segs[i].flags & UTAP_SEG_X) && t.segs[i].vaddr < *xlo)
 			*xlo = t.segs[i].vaddr;
 	for (uint32_t i = 0; i < t.nsyms && !found; i++) {
-		if (!strcmp(t.str + t.name[i], func)) {
-			*addr = t.base + t.addr[i];
-			found = true;
-		}
+		char name[UTAP_SYM_NAME_MAX];
+
+		utap_symtab_entry(&t, i, addr, name, sizeof(name));
+		found = !strcmp(name, func);
 	}
 	utap_blob_free(&blob);
 	return found && *xlo != UINT64_MAX;

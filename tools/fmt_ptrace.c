@@ -314,8 +314,12 @@ static bool find_func(const char *name, uint64_t *at)
 		    strcmp(file, path) || utap_symtab_load_bias(&t, start, off, &bias))
 			continue;
 		for (uint32_t i = 0; i < t.nsyms; i++) {
-			if (!strcmp(t.str + t.name[i], name)) {
-				*at = t.base + t.addr[i] + bias;
+			char sym[UTAP_SYM_NAME_MAX];
+			uint64_t a;
+
+			utap_symtab_entry(&t, i, &a, sym, sizeof(sym));
+			if (!strcmp(sym, name)) {
+				*at = a + bias;
 				found = true;
 				break;
 			}

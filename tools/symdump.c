@@ -49,12 +49,14 @@ static double now_ms(void)
 static void list_symbols(const struct utap_symtab *t)
 {
 	struct utap_sym_hit hit;
+	char name[UTAP_SYM_NAME_MAX];
 	uint32_t i;
 
 	for (i = 0; i < t->nsyms; i++) {
-		uint64_t a = t->base + t->addr[i];
+		uint64_t a;
 
-		if (utap_symtab_lookup(t, a, &hit))
+		utap_symtab_entry(t, i, &a, name, sizeof(name));
+		if (utap_symtab_lookup(t, a, &hit, name, sizeof(name)))
 			printf("%#" PRIx64 " %#" PRIx64 " %s\n", a, hit.size, hit.name);
 	}
 }
@@ -82,7 +84,8 @@ static uint64_t next_addr(uint64_t *x, const struct utap_symtab *t)
 	*x ^= *x << 13;
 	*x ^= *x >> 7;
 	*x ^= *x << 17;
-	return t->base + *x % ((uint64_t)t->addr[t->nsyms - 1] + 1);
+	/* up to the last group's first symbol: close enough to the end */
+	return t->base + *x % ((uint64_t)t->groups[t->ngroups - 1].addr + 1);
 }
 
 /*
@@ -107,7 +110,8 @@ static void bench_lookups(const struct utap_symtab *t, const struct utap_sym_ctx
 				uint64_t a = next_addr(&x, t);
 
 				if (kind == 0)
-					sink += utap_symtab_lookup(t, a, &hit) ? hit.offset : 0;
+					sink += utap_symtab_lookup(t, a, &hit, buf, sizeof(buf)) ?
+						hit.offset : 0;
 				else
 					sink += (uint64_t)utap_sym_format(buf, sizeof(buf), a, ctx,
 						kind == 1 ? UTAP_SYM_FULL : UTAP_SYM_FULLER);

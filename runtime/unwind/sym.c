@@ -8,7 +8,7 @@
  */
 #include "unwind/sym.h"
 
-_Static_assert(sizeof(struct utap_symtab_hdr) == 120, "symtab header layout");
+_Static_assert(sizeof(struct utap_symtab_hdr) == 128, "symtab header layout");
 _Static_assert(sizeof(struct utap_linetab_hdr) == 128, "linetab header layout");
 _Static_assert(sizeof(struct utap_symtab_seg) == 40, "segment layout");
 
@@ -31,16 +31,6 @@ static bool strtab_ok(const u8 *blob, u32 total, u32 hdr_size, u32 off, u32 size
 	if (size == 0 || !array_ok(total, hdr_size, off, size, 1, 1))
 		return false;
 	return blob[off + size - 1] == '\0';
-}
-
-static bool ascending(const u32 *a, u32 n)
-{
-	u32 i;
-
-	for (i = 1; i < n; i++)
-		if (a[i - 1] >= a[i])
-			return false;
-	return true;
 }
 
 static bool offsets_below(const u32 *a, u32 n, u32 limit)
@@ -81,44 +71,129 @@ static bool symtab_hdr_ok(const struct utap_symtab_hdr *h, size_t size)
 	if (h->magic != UTAP_SYMTAB_MAGIC || h->version != UTAP_SYMTAB_VERSION ||
 	    h->hdr_size != hs || h->total_size != size)
 		return false;
-	if (h->reserved || h->reserved2 || h->build_id_len > UTAP_SYMTAB_BUILD_ID_MAX)
+	if (h->reserved || h->build_id_len > UTAP_SYMTAB_BUILD_ID_MAX)
 		return false;
 	if (h->elf_type != UTAP_SYMTAB_ET_NONE && h->elf_type != UTAP_SYMTAB_ET_EXEC &&
 	    h->elf_type != UTAP_SYMTAB_ET_DYN)
 		return false;
-	if (h->nsegs > UTAP_SYMTAB_MAX_SEGS)
+	if (h->nsegs > UTAP_SYMTAB_MAX_SEGS ||
+	    h->ngroups != h->nsyms / UTAP_SYM_GROUP + (h->nsyms % UTAP_SYM_GROUP != 0))
 		return false;
 	return array_ok(h->total_size, hs, h->segs_off, h->nsegs,
 			sizeof(struct utap_symtab_seg), 8) &&
-	       array_ok(h->total_size, hs, h->addr_off, h->nsyms, 4, 4) &&
-	       array_ok(h->total_size, hs, h->name_off, h->nsyms, 4, 4);
+	       array_ok(h->total_size, hs, h->groups_off, h->ngroups,
+			sizeof(struct utap_sym_group), 4) &&
+	       array_ok(h->total_size, hs, h->data_off, h->data_size, 1, 1) &&
+	       array_ok(h->total_size, hs, h->tok_off, 257, 2, 2) &&
+	       array_ok(h->total_size, hs, h->tok_str_off, h->tok_size, 1, 1);
+}
+
+/* Tokens in order inside the token bytes, and no NUL in a name. */
+static bool tokens_ok(const struct utap_symtab *t, u32 tok_size)
+{
+	u32 c, i;
+
+	if (t->tok[0] != 0 || t->tok[256] != tok_size)
+		return false;
+	for (c = 0; c < 256; c++)
+		if (t->tok[c] > t->tok[c + 1])
+			return false;
+	for (i = 0; i < tok_size; i++)
+		if (!t->tok_str[i])
+			return false;
+	return true;
+}
+
+static bool get_leb(const u8 **p, const u8 *end, bool is_signed, u64 *v);
+
+static u32 group_syms(const struct utap_symtab *t, u32 g)
+{
+	u32 left = t->nsyms - g * UTAP_SYM_GROUP;
+
+	return left < UTAP_SYM_GROUP ? left : UTAP_SYM_GROUP;
+}
+
+/* One packed symbol: its address (*addr holds the previous one) and its codes. */
+struct sym_code {
+	u64 addr;
+	const u8 *codes;
+	u32 ncodes;
+};
+
+static bool next_sym(const u8 **p, const u8 *end, bool first, struct sym_code *s)
+{
+	u64 delta = 0, n;
+
+	if (!first && (!get_leb(p, end, false, &delta) || delta > 0xfffffffeull))
+		return false;
+	if (!get_leb(p, end, false, &n) || n > (u64)(end - *p))
+		return false;
+	s->addr += first ? 0 : delta + 1;
+	s->codes = *p;
+	s->ncodes = (u32)n;
+	*p += n;
+	return s->addr <= 0xffffffffull;
+}
+
+static void group_bytes(const struct utap_symtab *t, u32 g, const u8 **p, const u8 **end)
+{
+	u32 start = t->groups[g].data;
+	u32 stop = g + 1 < t->ngroups ? t->groups[g + 1].data : t->data_size;
+
+	*p = t->data + start;
+	*end = t->data + (stop > start ? stop : start);
+}
+
+/* Every group decodes, fills its bytes exactly, and addresses ascend strictly up to *last. */
+static bool sym_groups_ok(const struct utap_symtab *t, u64 *last)
+{
+	struct sym_code s = { 0 };
+	const u8 *p, *end;
+	u32 g, k;
+
+	for (g = 0; g < t->ngroups; g++) {
+		const struct utap_sym_group *gr = &t->groups[g];
+
+		if (gr->data > t->data_size || (g == 0 && gr->data) ||
+		    (g && (gr->data < gr[-1].data || gr->addr <= s.addr)))
+			return false;
+		group_bytes(t, g, &p, &end);
+		s.addr = gr->addr;
+		for (k = 0; k < group_syms(t, g); k++)
+			if (!next_sym(&p, end, k == 0, &s))
+				return false;
+		if (p != end)
+			return false;
+	}
+	*last = s.addr;
+	return true;
 }
 
 int utap_symtab_init(struct utap_symtab *t, const void *blob, size_t size)
 {
 	const struct utap_symtab_hdr *h = blob;
 	const u8 *b = blob;
+	u64 last = 0;
 
 	memset(t, 0, sizeof(*t));
 	if (!blob_shape_ok(blob, size, sizeof(*h)) || !symtab_hdr_ok(h, size))
 		return -EINVAL;
-	if (!strtab_ok(b, h->total_size, h->hdr_size, h->str_off, h->str_size))
-		return -EINVAL;
 	t->segs = (const void *)(b + h->segs_off);
-	t->addr = (const void *)(b + h->addr_off);
-	t->name = (const void *)(b + h->name_off);
-	if (!segs_ok(t->segs, h->nsegs) || !ascending(t->addr, h->nsyms) ||
-	    !offsets_below(t->name, h->nsyms, h->str_size))
-		return -EINVAL;
-	/* base + the largest offset must not wrap around */
-	if (h->nsyms && h->base + t->addr[h->nsyms - 1] < h->base)
-		return -EINVAL;
-	t->hdr = h;
-	t->str = (const char *)(b + h->str_off);
-	t->base = h->base;
+	t->groups = (const void *)(b + h->groups_off);
+	t->data = b + h->data_off;
+	t->tok = (const void *)(b + h->tok_off);
+	t->tok_str = (const char *)(b + h->tok_str_off);
 	t->nsyms = h->nsyms;
+	t->ngroups = h->ngroups;
+	t->data_size = h->data_size;
+	if (!segs_ok(t->segs, h->nsegs) || !tokens_ok(t, h->tok_size) || !sym_groups_ok(t, &last) ||
+	    h->base + last < h->base) {	/* base + the largest offset must not wrap */
+		memset(t, 0, sizeof(*t));
+		return -EINVAL;
+	}
+	t->hdr = h;
+	t->base = h->base;
 	t->nsegs = h->nsegs;
-	t->str_size = h->str_size;
 	return 0;
 }
 
@@ -126,7 +201,7 @@ static bool linetab_hdr_ok(const struct utap_linetab_hdr *h, size_t size)
 {
 	u32 hs = sizeof(*h);
 
-	if (h->magic != UTAP_LINETAB_MAGIC || h->version != UTAP_SYMTAB_VERSION ||
+	if (h->magic != UTAP_LINETAB_MAGIC || h->version != UTAP_LINETAB_VERSION ||
 	    h->hdr_size != hs || h->total_size != size)
 		return false;
 	if (h->reserved[0] || h->reserved[1] || h->reserved[2] || h->reserved2 ||
@@ -300,21 +375,94 @@ static bool rel_key(u64 base, u64 rel, u32 *key)
 	return true;
 }
 
-bool utap_symtab_lookup(const struct utap_symtab *t, u64 rel, struct utap_sym_hit *hit)
+/* The codes of a name as text, cut to SIZE - 1 bytes. */
+static void decode_name(const struct utap_symtab *t, const struct sym_code *s, char *buf,
+			size_t size)
 {
-	s64 i;
-	u32 key;
+	size_t n = 0;
+	u32 i, j;
+
+	if (!size)
+		return;
+	for (i = 0; i < s->ncodes; i++) {
+		u8 c = s->codes[i];
+
+		for (j = t->tok[c]; j < t->tok[c + 1] && n + 1 < size; j++)
+			buf[n++] = t->tok_str[j];
+	}
+	buf[n] = 0;
+}
+
+/* The last group whose first symbol is at or below KEY, or -1. */
+static s64 group_at_or_below(const struct utap_symtab *t, u32 key)
+{
+	u32 lo = 0, hi = t->ngroups;
+
+	while (lo < hi) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (t->groups[mid].addr <= key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (s64)lo - 1;
+}
+
+bool utap_symtab_lookup(const struct utap_symtab *t, u64 rel, struct utap_sym_hit *hit,
+			char *buf, size_t size)
+{
+	struct sym_code s, found;
+	const u8 *p, *end;
+	u32 key, k, n;
+	bool have_next = false;
+	s64 g;
 
 	if (!t || !t->hdr || t->nsyms == 0 || !rel_key(t->base, rel, &key))
 		return false;
-	i = last_at_or_below(t->addr, t->nsyms, 1, key);
-	if (i < 0 || !t->str[t->name[i]])
-		return false;	/* before the first symbol, or in a gap */
-	hit->index = (u32)i;
-	hit->name = t->str + t->name[i];
-	hit->offset = rel - (t->base + t->addr[i]);
-	hit->size = (u32)i + 1 < t->nsyms ? (u64)(t->addr[i + 1] - t->addr[i]) : 0;
+	g = group_at_or_below(t, key);
+	if (g < 0)
+		return false;	/* before the first symbol */
+	group_bytes(t, (u32)g, &p, &end);
+	s.addr = t->groups[g].addr;
+	n = group_syms(t, (u32)g);
+	next_sym(&p, end, true, &s);
+	found = s;
+	for (k = 1; k < n; k++) {
+		next_sym(&p, end, false, &s);
+		if (s.addr > key) {
+			have_next = true;
+			break;
+		}
+		found = s;
+	}
+	if (!have_next && (u32)g + 1 < t->ngroups) {
+		s.addr = t->groups[g + 1].addr;
+		have_next = true;
+	}
+	if (!found.ncodes)
+		return false;	/* in a gap */
+	decode_name(t, &found, buf, size);
+	hit->index = (u32)g * UTAP_SYM_GROUP + k - 1;
+	hit->name = buf;
+	hit->offset = rel - (t->base + found.addr);
+	hit->size = have_next ? s.addr - found.addr : 0;
 	return true;
+}
+
+void utap_symtab_entry(const struct utap_symtab *t, u32 i, u64 *addr, char *buf, size_t size)
+{
+	struct sym_code s;
+	const u8 *p, *end;
+	u32 g = i / UTAP_SYM_GROUP, k;
+
+	group_bytes(t, g, &p, &end);
+	s.addr = t->groups[g].addr;
+	next_sym(&p, end, true, &s);
+	for (k = 1; k <= i % UTAP_SYM_GROUP; k++)
+		next_sym(&p, end, false, &s);
+	*addr = t->base + s.addr;
+	decode_name(t, &s, buf, size);
 }
 
 bool utap_linetab_lookup(const struct utap_linetab *t, u64 rel, const char **file, u32 *line)
@@ -513,6 +661,7 @@ static int out_finish(struct sym_out *o)
 struct sym_facts {
 	u64 addr;
 	const char *name;	/* symbol, without a leading '.' */
+	char name_buf[UTAP_SYM_NAME_MAX];
 	const char *mod;	/* module path (or basename) */
 	const char *file;	/* source file */
 	u64 offset;		/* from the symbol, else from the module start */
@@ -539,7 +688,8 @@ static void gather_symbol(struct sym_facts *f, const struct utap_sym_ctx *ctx, u
 		f->offset = f->addr - ctx->start;
 		f->size = ctx->end - ctx->start;
 	}
-	if (ctx->syms && utap_symtab_lookup(ctx->syms, f->addr - ctx->bias, &hit)) {
+	if (ctx->syms && utap_symtab_lookup(ctx->syms, f->addr - ctx->bias, &hit, f->name_buf,
+					    sizeof(f->name_buf))) {
 		f->name = hit.name[0] == '.' ? hit.name + 1 : hit.name;
 		f->offset = hit.offset;
 		f->size = hit.size;

@@ -21,13 +21,15 @@
 struct utap_symtab {
 	const struct utap_symtab_hdr *hdr;
 	const struct utap_symtab_seg *segs;
-	const u32 *addr;
-	const u32 *name;
-	const char *str;
+	const struct utap_sym_group *groups;
+	const u8 *data;
+	const u16 *tok;
+	const char *tok_str;
 	u64 base;
 	u32 nsyms;
+	u32 ngroups;
 	u32 nsegs;
-	u32 str_size;
+	u32 data_size;
 };
 
 /* A validated line table. */
@@ -63,7 +65,7 @@ struct utap_line_iter {
 
 /* What a symbol lookup found for one file-relative address. */
 struct utap_sym_hit {
-	const char *name;	/* as stored (a leading '.' is still there) */
+	const char *name;	/* in the caller's buffer, as stored (a leading '.' is still there) */
 	u64 offset;		/* address - symbol start */
 	u64 size;		/* next symbol start - symbol start, 0 for the last */
 	u32 index;
@@ -80,9 +82,14 @@ int utap_linetab_init(struct utap_linetab *t, const void *blob, size_t size);
 /*
  * The symbol covering file-relative address REL, SystemTap's way: the last
  * symbol starting at or below REL, however far below. False if REL is below
- * the first symbol or the table is empty.
+ * the first symbol or the table is empty. The name is decoded into BUF
+ * (SIZE bytes, cut to fit, NUL-terminated), which hit->name points to.
  */
-bool utap_symtab_lookup(const struct utap_symtab *t, u64 rel, struct utap_sym_hit *hit);
+bool utap_symtab_lookup(const struct utap_symtab *t, u64 rel, struct utap_sym_hit *hit,
+			char *buf, size_t size);
+
+/* Entry I (< nsyms) in address order: its file-relative address and name (empty: a gap). */
+void utap_symtab_entry(const struct utap_symtab *t, u32 i, u64 *addr, char *buf, size_t size);
 
 /*
  * The source line of file-relative address REL. True when a row covers it;

@@ -15,11 +15,20 @@
  * Arrays hold 32-bit offsets from the header's base, so one table spans at
  * most 4 GiB of address space.
  *
- * Symbol table: parallel arrays addr[] (strictly ascending) and name[]
- * (string-table offsets). One name per address: the builder already chose
- * among aliases. A symbol's printed size is the distance to the next entry
- * (0 for the last one), as SystemTap prints it. An empty name marks a gap:
- * addresses from it up to the next entry have no symbol.
+ * Symbol table: symbols in strictly ascending address order, one name per
+ * address (the builder already chose among aliases), packed in groups of
+ * UTAP_SYM_GROUP. groups[] gives each group's first address and where its
+ * bytes start; a lookup binary-searches groups[] and decodes one group.
+ * Symbol k of a group is
+ *   k > 0:  uleb128(addr(k) - addr(k-1) - 1)
+ *           uleb128(n), then n name codes
+ * and each code c stands for the bytes tok_str[tok[c] .. tok[c + 1]): a
+ * per-table set of up to 256 tokens, single characters and the pairs of
+ * tokens the builder found most often (kallsyms' token table, trained on
+ * the table's own names), which halves the bytes of names. A symbol's
+ * printed size is the distance to the next entry (0 for the last one), as
+ * SystemTap prints it. An empty name (n = 0) marks a gap: addresses from
+ * it up to the next entry have no symbol.
  *
  * Line table: rows sorted by strictly ascending address; row i covers
  * [addr(i), addr(i+1)) and the last row is always a gap. A row's file
@@ -44,7 +53,8 @@
 
 #define UTAP_SYMTAB_MAGIC	0x4d595355u	/* "USYM" */
 #define UTAP_LINETAB_MAGIC	0x4e494c55u	/* "ULIN" */
-#define UTAP_SYMTAB_VERSION	1
+#define UTAP_SYMTAB_VERSION	2
+#define UTAP_LINETAB_VERSION	1
 
 #define UTAP_SYMTAB_BUILD_ID_MAX 64
 #define UTAP_SYMTAB_MAX_SEGS	64
@@ -81,16 +91,27 @@ struct utap_symtab_hdr {
 	u8 elf_type;		/* UTAP_SYMTAB_ET_* */
 	u8 build_id_len;	/* 0 = none */
 	u16 reserved;		/* 0 */
-	u64 base;		/* symbol i is at base + addr[i] */
+	u64 base;		/* symbol addresses are base + offset */
 	u32 nsegs;
 	u32 segs_off;		/* struct utap_symtab_seg[nsegs], 8-aligned */
 	u32 nsyms;
-	u32 addr_off;		/* u32[nsyms], strictly ascending */
-	u32 name_off;		/* u32[nsyms], offsets into the string table */
-	u32 str_off;		/* string table: NUL-terminated names */
-	u32 str_size;		/* >= 1; its last byte is NUL */
-	u32 reserved2;		/* 0 */
+	u32 ngroups;		/* nsyms / UTAP_SYM_GROUP rounded up */
+	u32 groups_off;		/* struct utap_sym_group[ngroups], 4-aligned */
+	u32 data_off;		/* the packed symbols */
+	u32 data_size;
+	u32 tok_off;		/* u16[257]: token c is tok_str[tok[c] .. tok[c + 1]) */
+	u32 tok_str_off;	/* token bytes, no NUL among them */
+	u32 tok_size;		/* = tok[256] */
 	u8 build_id[UTAP_SYMTAB_BUILD_ID_MAX];
+};
+
+#define UTAP_SYM_GROUP		16
+#define UTAP_SYM_NAME_MAX	512	/* a longer name is cut (KSYM_NAME_LEN) */
+
+/* Where one group of symbols starts. */
+struct utap_sym_group {
+	u32 addr;		/* its first symbol's address - base */
+	u32 data;		/* offset of its bytes in the data area */
 };
 
 #define UTAP_LINE_BLOCK		16

@@ -23,9 +23,13 @@ static void use_tables(const struct utap_blob *sym, const struct utap_blob *line
 		abort();
 	ctx.syms = &st;
 	ctx.lines = line->data ? &lt : NULL;
-	for (i = 0; i < st.nsyms && i < 64; i++)
-		utap_sym_format(out, sizeof(out), ctx.bias + st.base + st.addr[i] + 1, &ctx,
-				UTAP_SYM_FULLER);
+	for (i = 0; i < st.nsyms && i < 64; i++) {
+		char name[UTAP_SYM_NAME_MAX];
+		uint64_t a;
+
+		utap_symtab_entry(&st, i, &a, name, sizeof(name));
+		utap_sym_format(out, sizeof(out), ctx.bias + a + 1, &ctx, UTAP_SYM_FULLER);
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -21,8 +21,13 @@ static void exercise(const struct utap_symtab *st, const struct utap_linetab *lt
 	size_t i, m;
 
 	if (st && st->nsyms) {
-		addrs[6] = ctx.bias + st->base + st->addr[0];
-		addrs[7] = ctx.bias + st->base + st->addr[st->nsyms - 1] + 3;
+		char name[UTAP_SYM_NAME_MAX];
+		uint64_t a;
+
+		utap_symtab_entry(st, 0, &a, name, sizeof(name));
+		addrs[6] = ctx.bias + a;
+		utap_symtab_entry(st, st->nsyms - 1, &a, name, sizeof(name));
+		addrs[7] = ctx.bias + a + 3;
 	} else if (lt && lt->nrows) {
 		struct utap_line_iter it;
 		struct utap_line_row row;

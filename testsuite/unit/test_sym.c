@@ -266,20 +266,21 @@ static void test_names_and_sizes(void)
 {
 	struct utap_sym_ctx chain = chain_ctx();
 	struct utap_sym_hit hit;
+	char buf[UTAP_SYM_NAME_MAX];
 
 	CHECK_STR(fmt(CHAIN_BIAS + 0x1004, &chain, UTAP_SYM_DATA),
 		  "dotted+0x4/0xc0 [/path/chain]");
 	CHECK_STR(fmt(CHAIN_BIAS + 0x13f0, &chain, UTAP_SYM_DATA),
 		  "_fini+0xc/0x0 [/path/chain]");
 	CHECK_STR(fmt(CHAIN_BIAS + 0x4000, &chain, UTAP_SYM_SYMBOL), "_fini");
-	CHECK(utap_symtab_lookup(&chain_tab, 0x1000, &hit));
+	CHECK(utap_symtab_lookup(&chain_tab, 0x1000, &hit, buf, sizeof(buf)));
 	CHECK_STR(hit.name, ".dotted");
-	CHECK(!utap_symtab_lookup(&chain_tab, 0xfff, &hit));
-	CHECK(utap_symtab_lookup(&chain_tab, 0x10c0, &hit));
+	CHECK(!utap_symtab_lookup(&chain_tab, 0xfff, &hit, buf, sizeof(buf)));
+	CHECK(utap_symtab_lookup(&chain_tab, 0x10c0, &hit, buf, sizeof(buf)));
 	CHECK_STR(hit.name, "main");
 	CHECK_HEX(hit.offset, 0);
 	CHECK_HEX(hit.size, 0x110);
-	CHECK(utap_symtab_lookup(&libc_tab, 0x27280, &hit));
+	CHECK(utap_symtab_lookup(&libc_tab, 0x27280, &hit, buf, sizeof(buf)));
 	CHECK_STR(hit.name, "__libc_start_main@GLIBC_2.2.5");
 	CHECK_INT(libc_tab.nsyms, 4);
 }
@@ -425,7 +426,7 @@ static void test_truncated_blobs_rejected(void)
 		unsigned char *p = malloc(blobs[b]->size);
 		const struct utap_symtab_hdr *h = blobs[b]->data;
 		const struct utap_linetab_hdr *lh = blobs[b]->data;
-		size_t needed = b < 2 ? h->str_off + h->str_size : lh->str_off + lh->str_size;
+		size_t needed = b < 2 ? h->tok_str_off + h->tok_size : lh->str_off + lh->str_size;
 
 		CHECK_INT(try(blobs[b]->data, blobs[b]->size), 0);
 		for (cut = 0; cut < blobs[b]->size; cut++) {
@@ -508,23 +509,27 @@ static void test_targeted_corruption(void)
 	struct utap_linetab l;
 	unsigned char *raw;
 
-	h = edit_copy(&chain_blob);	/* unsorted addresses */
-	((uint32_t *)((char *)h + h->addr_off))[3] = ((uint32_t *)((char *)h + h->addr_off))[2];
+	h = edit_copy(&chain_blob);	/* the first group's bytes not at the start */
+	((struct utap_sym_group *)((char *)h + h->groups_off))[0].data = 1;
 	CHECK_INT(utap_symtab_init(&t, h, chain_blob.size), -EINVAL);
 	free(h);
-	h = edit_copy(&chain_blob);	/* name offset past the strings */
-	((uint32_t *)((char *)h + h->name_off))[0] = h->str_size;
+	h = edit_copy(&chain_blob);	/* a name running past its group */
+	((unsigned char *)h)[h->data_off] = 0x7f;
 	CHECK_INT(utap_symtab_init(&t, h, chain_blob.size), -EINVAL);
 	free(h);
-	h = edit_copy(&chain_blob);	/* string table not terminated */
-	((char *)h)[h->str_off + h->str_size - 1] = 'x';
+	h = edit_copy(&chain_blob);	/* tokens out of order */
+	((uint16_t *)((char *)h + h->tok_off))[65] = 0xffff;
+	CHECK_INT(utap_symtab_init(&t, h, chain_blob.size), -EINVAL);
+	free(h);
+	h = edit_copy(&chain_blob);	/* a NUL inside a token */
+	((char *)h)[h->tok_str_off] = 0;
 	CHECK_INT(utap_symtab_init(&t, h, chain_blob.size), -EINVAL);
 	free(h);
 	h = edit_copy(&chain_blob);	/* misaligned array */
-	h->addr_off += 2;
+	h->groups_off += 2;
 	CHECK_INT(utap_symtab_init(&t, h, chain_blob.size), -EINVAL);
 	free(h);
-	h = edit_copy(&chain_blob);	/* array running off the end */
+	h = edit_copy(&chain_blob);	/* symbol and group counts disagree */
 	h->nsyms = 0x40000000;
 	CHECK_INT(utap_symtab_init(&t, h, chain_blob.size), -EINVAL);
 	free(h);

@@ -335,8 +335,10 @@ int symtab_mismatches(const struct utap_symtab *t, const struct ref_expect *e, c
 		bad++;
 	}
 	for (i = 0; i < e->n && i < t->nsyms; i++) {
-		uint64_t addr = t->base + t->addr[i];
-		const char *name = t->str + t->name[i];
+		uint64_t addr;
+		char name[UTAP_SYM_NAME_MAX];
+
+		utap_symtab_entry(t, (uint32_t)i, &addr, name, sizeof(name));
 
 		if (addr == e->v[i].addr && strcmp(name, e->v[i].name) == 0)
 			continue;

@@ -54,19 +54,26 @@ static void check_against_readelf(const char *path, const char *root, const char
 /* The name the table gives file-relative address REL, or "" */
 static const char *name_at(const struct utap_symtab *t, uint64_t rel)
 {
+	static char bufs[2][UTAP_SYM_NAME_MAX];	/* two calls per check */
+	static int turn;
 	struct utap_sym_hit hit;
+	char *buf = bufs[turn++ & 1];
 
-	return utap_symtab_lookup(t, rel, &hit) ? hit.name : "";
+	return utap_symtab_lookup(t, rel, &hit, buf, UTAP_SYM_NAME_MAX) ? hit.name : "";
 }
 
 /* The address of NAME in the table, or 0. */
 static uint64_t addr_of(const struct utap_symtab *t, const char *name)
 {
+	char buf[UTAP_SYM_NAME_MAX];
+	uint64_t addr;
 	uint32_t i;
 
-	for (i = 0; i < t->nsyms; i++)
-		if (strcmp(t->str + t->name[i], name) == 0)
-			return t->base + t->addr[i];
+	for (i = 0; i < t->nsyms; i++) {
+		utap_symtab_entry(t, i, &addr, buf, sizeof(buf));
+		if (strcmp(buf, name) == 0)
+			return addr;
+	}
 	return 0;
 }
 
@@ -181,7 +188,10 @@ static void test_minidebuginfo(void)
 		unit_check(bad == 0, __FILE__, __LINE__, "%d mismatches, first: %s", bad, why);
 		/* the functions (mini keeps no data symbols) name as in the full table */
 		for (i = 0; i < b.tab.nsyms; i++) {
-			uint64_t a = b.tab.base + b.tab.addr[i];
+			char buf[UTAP_SYM_NAME_MAX];
+			uint64_t a;
+
+			utap_symtab_entry(&b.tab, (uint32_t)i, &a, buf, sizeof(buf));
 
 			CHECK_STR(name_at(&b.tab, a), name_at(&pie.tab, a));
 		}

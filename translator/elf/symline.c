@@ -1022,7 +1022,7 @@ static void linetab_fill_header(struct utap_linetab_hdr *h, const struct linetab
 				size_t str_size, uint64_t base, const struct utap_build_id *id)
 {
 	h->magic = UTAP_LINETAB_MAGIC;
-	h->version = UTAP_SYMTAB_VERSION;
+	h->version = UTAP_LINETAB_VERSION;
 	h->hdr_size = sizeof(*h);
 	h->total_size = (uint32_t)l->total;
 	h->base = base;

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <gelf.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,24 +60,201 @@ static struct ordered_sym *resolve_aliases(const struct utap_sym_in *syms, size_
 	return v;
 }
 
-struct symtab_layout {
-	uint64_t segs_off, addr_off, name_off, str_off, total;
+/*
+ * Names as token codes (symtab_format.h). Tokens start as the characters
+ * the names use; each free code then becomes the pair of tokens seen most
+ * often, and the pair is replaced everywhere, until no code is free or no
+ * pair repeats (byte-pair encoding, as kallsyms compresses the kernel's).
+ */
+struct name_codes {
+	uint8_t **v;		/* per name: its codes */
+	uint32_t *len;
+	size_t n;
+	char *tok[256];		/* each code's bytes (NULL: unused) */
 };
 
-static void lay_out(struct symtab_layout *l, size_t nsegs, size_t nsyms, size_t str_size)
+#define TOKEN_MAX 64		/* longest token: decoding stays a short copy */
+
+static int codes_init(struct name_codes *nc, const struct ordered_sym *v, size_t n)
+{
+	size_t i;
+
+	memset(nc, 0, sizeof(*nc));
+	nc->n = n;
+	nc->v = calloc(n ? n : 1, sizeof(*nc->v));
+	nc->len = calloc(n ? n : 1, sizeof(*nc->len));
+	if (!nc->v || !nc->len)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		size_t k, len = strlen(v[i].name);
+
+		nc->v[i] = malloc(len ? len : 1);
+		if (!nc->v[i])
+			return -ENOMEM;
+		memcpy(nc->v[i], v[i].name, len);
+		nc->len[i] = (uint32_t)len;
+		for (k = 0; k < len; k++) {
+			uint8_t c = nc->v[i][k];
+
+			if (!nc->tok[c] && !(nc->tok[c] = strndup((char *)&c, 1)))
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+static void codes_free(struct name_codes *nc)
+{
+	size_t i;
+
+	for (i = 0; nc->v && i < nc->n; i++)
+		free(nc->v[i]);
+	free(nc->v);
+	free(nc->len);
+	for (i = 0; i < 256; i++)
+		free(nc->tok[i]);
+}
+
+/* The most frequent pair of codes whose joined token is not too long; count 0: none. */
+static uint32_t best_pair(const struct name_codes *nc, uint32_t *counts, uint32_t *best)
+{
+	uint32_t top = 0;
+	size_t i, k;
+
+	memset(counts, 0, 65536 * sizeof(*counts));
+	for (i = 0; i < nc->n; i++)
+		for (k = 0; k + 1 < nc->len[i]; k++)
+			counts[nc->v[i][k] << 8 | nc->v[i][k + 1]]++;
+	for (i = 0; i < 65536; i++)
+		if (counts[i] > top &&
+		    strlen(nc->tok[i >> 8]) + strlen(nc->tok[i & 255]) <= TOKEN_MAX) {
+			top = counts[i];
+			*best = (uint32_t)i;
+		}
+	return top;
+}
+
+static void replace_pair(struct name_codes *nc, uint32_t pair, uint8_t code)
+{
+	size_t i, k, o;
+
+	for (i = 0; i < nc->n; i++) {
+		for (k = o = 0; k < nc->len[i]; k++, o++) {
+			if (k + 1 < nc->len[i] && (uint32_t)(nc->v[i][k] << 8 | nc->v[i][k + 1]) == pair) {
+				nc->v[i][o] = code;
+				k++;
+			} else {
+				nc->v[i][o] = nc->v[i][k];
+			}
+		}
+		nc->len[i] = (uint32_t)o;
+	}
+}
+
+static int train_tokens(struct name_codes *nc)
+{
+	uint32_t *counts = malloc(65536 * sizeof(*counts)), pair = 0;
+	int code;
+
+	if (!counts)
+		return -ENOMEM;
+	for (code = 1; code < 256; code++) {
+		if (nc->tok[code])
+			continue;
+		/* a pair met only twice saves nothing once its token is stored */
+		if (best_pair(nc, counts, &pair) < 4)
+			break;
+		nc->tok[code] = malloc(TOKEN_MAX + 1);
+		if (!nc->tok[code]) {
+			free(counts);
+			return -ENOMEM;
+		}
+		snprintf(nc->tok[code], TOKEN_MAX + 1, "%s%s", nc->tok[pair >> 8], nc->tok[pair & 255]);
+		replace_pair(nc, pair, (uint8_t)code);
+	}
+	free(counts);
+	return 0;
+}
+
+/* A growable byte buffer for the packed groups. */
+struct bytes {
+	uint8_t *p;
+	size_t len, cap;
+};
+
+static int put_bytes(struct bytes *b, const void *src, size_t n)
+{
+	if (b->len + n > b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 4096;
+		uint8_t *np;
+
+		while (cap < b->len + n)
+			cap *= 2;
+		np = realloc(b->p, cap);
+		if (!np)
+			return -ENOMEM;
+		b->p = np;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, src, n);
+	b->len += n;
+	return 0;
+}
+
+static int put_uleb(struct bytes *b, uint64_t v)
+{
+	uint8_t buf[10];
+	size_t n = 0;
+
+	do {
+		buf[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+		v >>= 7;
+	} while (v);
+	return put_bytes(b, buf, n);
+}
+
+static int pack_groups(const struct ordered_sym *v, size_t n, uint64_t base,
+		       const struct name_codes *nc, struct utap_sym_group *groups,
+		       struct bytes *data)
+{
+	size_t i;
+	int err = 0;
+
+	for (i = 0; i < n && !err; i++) {
+		uint32_t off = (uint32_t)(v[i].addr - base);
+
+		if (i % UTAP_SYM_GROUP == 0)
+			groups[i / UTAP_SYM_GROUP] = (struct utap_sym_group){ off, (uint32_t)data->len };
+		else
+			err = put_uleb(data, off - (uint32_t)(v[i - 1].addr - base) - 1);
+		if (!err)
+			err = put_uleb(data, nc->len[i]);
+		if (!err && nc->len[i])
+			err = put_bytes(data, nc->v[i], nc->len[i]);
+	}
+	return err;
+}
+
+struct symtab_layout {
+	uint64_t segs_off, groups_off, data_off, tok_off, tok_str_off, total;
+};
+
+static void lay_out(struct symtab_layout *l, size_t nsegs, size_t ngroups, size_t data_size,
+		    size_t tok_size)
 {
 	uint64_t cursor = sizeof(struct utap_symtab_hdr);
 
 	l->segs_off = layout_take(&cursor, nsegs * sizeof(struct utap_symtab_seg), 8);
-	l->addr_off = layout_take(&cursor, nsyms * 4, 4);
-	l->name_off = layout_take(&cursor, nsyms * 4, 4);
-	l->str_off = layout_take(&cursor, str_size, 1);
+	l->groups_off = layout_take(&cursor, ngroups * sizeof(struct utap_sym_group), 4);
+	l->tok_off = layout_take(&cursor, 257 * 2, 2);
+	l->data_off = layout_take(&cursor, data_size, 1);
+	l->tok_str_off = layout_take(&cursor, tok_size, 1);
 	l->total = layout_take(&cursor, 0, 8);
 }
 
 static void fill_header(struct utap_symtab_hdr *h, const struct symtab_layout *l,
-			const struct utap_symtab_info *info, size_t nsyms, size_t str_size,
-			uint64_t base)
+			const struct utap_symtab_info *info, size_t nsyms, size_t data_size,
+			size_t tok_size, uint64_t base)
 {
 	h->magic = UTAP_SYMTAB_MAGIC;
 	h->version = UTAP_SYMTAB_VERSION;
@@ -87,10 +265,13 @@ static void fill_header(struct utap_symtab_hdr *h, const struct symtab_layout *l
 	h->nsegs = (uint32_t)info->nsegs;
 	h->segs_off = (uint32_t)l->segs_off;
 	h->nsyms = (uint32_t)nsyms;
-	h->addr_off = (uint32_t)l->addr_off;
-	h->name_off = (uint32_t)l->name_off;
-	h->str_off = (uint32_t)l->str_off;
-	h->str_size = (uint32_t)str_size;
+	h->ngroups = (uint32_t)((nsyms + UTAP_SYM_GROUP - 1) / UTAP_SYM_GROUP);
+	h->groups_off = (uint32_t)l->groups_off;
+	h->data_off = (uint32_t)l->data_off;
+	h->data_size = (uint32_t)data_size;
+	h->tok_off = (uint32_t)l->tok_off;
+	h->tok_str_off = (uint32_t)l->tok_str_off;
+	h->tok_size = (uint32_t)tok_size;
 	if (info->build_id && info->build_id->len <= UTAP_SYMTAB_BUILD_ID_MAX) {
 		h->build_id_len = (uint8_t)info->build_id->len;
 		memcpy(h->build_id, info->build_id->bytes, info->build_id->len);
@@ -103,54 +284,74 @@ static bool seg_sane(const struct utap_symtab_seg *s)
 	       s->offset + s->filesz >= s->offset;
 }
 
+/* The token table: offsets, then the bytes. */
+static int pack_tokens(const struct name_codes *nc, uint16_t *tok, struct bytes *str)
+{
+	int c, err = 0;
+
+	for (c = 0; c < 256 && !err; c++) {
+		tok[c] = (uint16_t)str->len;
+		if (nc->tok[c])
+			err = put_bytes(str, nc->tok[c], strlen(nc->tok[c]));
+	}
+	tok[256] = (uint16_t)str->len;
+	return err;
+}
+
 static int pack_sorted(const struct ordered_sym *v, size_t n,
 		       const struct utap_symtab_info *info, struct utap_blob *out)
 {
 	uint64_t base = n ? v[0].addr : 0;
-	struct sym_strpool pool;
+	size_t ngroups = (n + UTAP_SYM_GROUP - 1) / UTAP_SYM_GROUP, i;
+	struct utap_sym_group *groups = NULL;
+	struct bytes data = { 0 }, tokstr = { 0 };
 	struct symtab_layout l;
-	uint32_t *names;
+	struct name_codes nc;
+	uint16_t tok[257];
 	char *blob;
-	size_t i;
-	int err = 0;
+	int err;
 
 	if ((n && v[n - 1].addr - base > 0xffffffffu) || info->nsegs > UTAP_SYMTAB_MAX_SEGS)
 		return -E2BIG;
 	for (i = 0; i < info->nsegs; i++)
 		if (!seg_sane(&info->segs[i]))
 			return -EINVAL;
-	names = malloc((n ? n : 1) * sizeof(*names));
-	if (!names)
-		return -ENOMEM;
-	strpool_init(&pool);
-	for (i = 0; i < n && !err; i++)
-		err = strpool_add(&pool, v[i].name, &names[i]);
-	lay_out(&l, info->nsegs, n, strpool_size(&pool));
+	groups = calloc(ngroups + 1, sizeof(*groups));
+	err = groups ? codes_init(&nc, v, n) : -ENOMEM;
+	if (!err)
+		err = train_tokens(&nc);
+	if (!err)
+		err = pack_groups(v, n, base, &nc, groups, &data);
+	if (!err)
+		err = pack_tokens(&nc, tok, &tokstr);
+	lay_out(&l, info->nsegs, ngroups, data.len, tokstr.len);
 	if (!err && l.total > 0xffffffffu)
 		err = -E2BIG;
 	blob = err ? NULL : calloc(1, l.total);
 	if (!err && !blob)
 		err = -ENOMEM;
 	if (!err) {
-		uint32_t *addr = (uint32_t *)(blob + l.addr_off);
-
-		fill_header((struct utap_symtab_hdr *)blob, &l, info, n, strpool_size(&pool), base);
+		fill_header((struct utap_symtab_hdr *)blob, &l, info, n, data.len, tokstr.len, base);
 		for (i = 0; i < info->nsegs; i++) {
 			struct utap_symtab_seg seg = info->segs[i];
 
 			seg.reserved = 0;
 			memcpy(blob + l.segs_off + i * sizeof(seg), &seg, sizeof(seg));
 		}
-		for (i = 0; i < n; i++)
-			addr[i] = (uint32_t)(v[i].addr - base);
-		if (n)
-			memcpy(blob + l.name_off, names, n * sizeof(*names));
-		strpool_copy(&pool, blob + l.str_off);
+		memcpy(blob + l.groups_off, groups, ngroups * sizeof(*groups));
+		memcpy(blob + l.tok_off, tok, sizeof(tok));
+		if (data.len)
+			memcpy(blob + l.data_off, data.p, data.len);
+		if (tokstr.len)
+			memcpy(blob + l.tok_str_off, tokstr.p, tokstr.len);
 		out->data = blob;
 		out->size = l.total;
 	}
-	strpool_free(&pool);
-	free(names);
+	if (groups)
+		codes_free(&nc);
+	free(groups);
+	free(data.p);
+	free(tokstr.p);
 	return err;
 }
 

@@ -292,16 +292,25 @@ static void module_functions(struct lc *c, int32_t mod)
 
 	if (!m->has_syms)
 		return;
+	char buf[UTAP_SYM_NAME_MAX], next_buf[UTAP_SYM_NAME_MAX];
+	uint64_t next = 0;
+
+	if (m->syms.nsyms)
+		utap_symtab_entry(&m->syms, 0, &next, next_buf, sizeof(next_buf));
 	for (uint32_t i = 0; i < m->syms.nsyms; i++) {
-		uint64_t addr = m->syms.base + m->syms.addr[i];
-		uint64_t end = i + 1 < m->syms.nsyms ? m->syms.base + m->syms.addr[i + 1] : 0;
-		const char *name = m->syms.str + m->syms.name[i];
+		uint64_t addr = next, end = 0;
+		const char *name = buf;
 		const char *file;
 		uint32_t line;
 		struct lfile *lf;
 		int64_t j;
 		size_t k;
 
+		memcpy(buf, next_buf, sizeof(buf));
+		if (i + 1 < m->syms.nsyms) {
+			utap_symtab_entry(&m->syms, i + 1, &next, next_buf, sizeof(next_buf));
+			end = next;
+		}
 		if (!tmod_line(m, addr, &file, &line) || !line)
 			continue;	/* data, or code without line information */
 		lf = file_of(c, file);

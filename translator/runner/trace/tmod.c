@@ -286,15 +286,22 @@ void tmod_load(struct tout *t, struct tmod *m)
 int64_t tmod_symbol(struct tmod *m, uint64_t rel, const char **name)
 {
 	struct utap_sym_hit hit;
-
+	char buf[UTAP_SYM_NAME_MAX];
 	int64_t plt = tmod_plt(m, rel, name);
 
 	if (plt >= 0)
 		return -2 - plt;
 	*name = NULL;
-	if (!m->has_syms || !utap_symtab_lookup(&m->syms, rel, &hit))
+	if (!m->has_syms || !utap_symtab_lookup(&m->syms, rel, &hit, buf, sizeof(buf)))
 		return -1;
-	*name = hit.name[0] == '.' && hit.name[1] ? hit.name + 1 : hit.name;
+	/* the writers keep names: each is decoded once and lives as long as the module */
+	if (!m->names && !(m->names = calloc(m->syms.nsyms, sizeof(*m->names))))
+		return -1;
+	if (!m->names[hit.index] && !(m->names[hit.index] = strdup(buf)))
+		return -1;
+	*name = m->names[hit.index];
+	if (**name == '.' && (*name)[1])
+		(*name)++;
 	return hit.index;
 }
 
@@ -309,6 +316,9 @@ bool tmod_line(struct tmod *m, uint64_t rel, const char **file, uint32_t *line)
 
 void tmod_free(struct tmod *m)
 {
+	for (uint32_t i = 0; m->names && i < m->syms.nsyms; i++)
+		free(m->names[i]);
+	free(m->names);
 	free(m->path);
 	utap_blob_free(&m->symblob);
 	utap_blob_free(&m->lineblob);

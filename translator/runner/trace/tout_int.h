@@ -45,6 +45,7 @@ struct tmod {
 	struct utap_symtab syms;
 	struct utap_linetab lines;
 	bool has_syms, has_lines;
+	char **names;		/* decoded symbol names by index, filled as asked (tmod_symbol) */
 	uint64_t entry;		/* run-time entry point, 0 if unknown */
 	uint64_t img_lo, img_hi; /* whole image extent (run-time), from the ELF file */
 	struct elf_plt plt;	/* its PLT stubs, file-relative */
