@@ -359,6 +359,80 @@ static void test_debuginfo(void)
 	free(readelf_id);
 }
 
+/* Lookups of F and C at REL agree: found, name, offset and size. */
+static bool same_lookup(const struct utap_symtab *f, const struct utap_symtab *c, uint64_t rel)
+{
+	char nf[UTAP_SYM_NAME_MAX], ncode[UTAP_SYM_NAME_MAX];
+	struct utap_sym_hit hf, hc;
+	bool a = utap_symtab_lookup(f, rel, &hf, nf, sizeof(nf));
+	bool b = utap_symtab_lookup(c, rel, &hc, ncode, sizeof(ncode));
+
+	if (a != b)
+		return false;
+	return !a || (!strcmp(nf, ncode) && hf.offset == hc.offset && hf.size == hc.size);
+}
+
+/*
+ * A code-only table (backtrace scripts) names every address of the
+ * executable segments exactly as the whole table does, with fewer symbols:
+ * libc, ld.so and the vDSO-less chain program, every symbol start of the
+ * whole table and its neighbours, and a stride through the code.
+ */
+static void test_code_only(void)
+{
+	static const char *const files[] = {
+		"/lib/x86_64-linux-gnu/libc.so.6", "/lib64/ld-linux-x86-64.so.2",
+		SYMPROGS_DIR "/chain-pie",
+	};
+
+	for (size_t k = 0; k < sizeof(files) / sizeof(files[0]); k++) {
+		struct utap_blob fb = { 0 }, cb = { 0 };
+		struct utap_symtab f, c;
+		unsigned long checked = 0, bad = 0;
+
+		if (utap_symtab_build_path_flags(files[k], NULL, 0, &fb) ||
+		    utap_symtab_build_path_flags(files[k], NULL, UTAP_SYMTAB_CODE_ONLY, &cb) ||
+		    utap_symtab_init(&f, fb.data, fb.size) || utap_symtab_init(&c, cb.data, cb.size)) {
+			CHECK(!"tables of a system file");
+			continue;
+		}
+		CHECK(c.nsyms <= f.nsyms);
+		for (uint32_t s = 0; s < f.nsegs; s++) {
+			const struct utap_symtab_seg *g = &f.segs[s];
+
+			if (!(g->flags & UTAP_SEG_X))
+				continue;
+			for (uint64_t a = g->vaddr; a < g->vaddr + g->memsz; a += 61, checked++)
+				bad += !same_lookup(&f, &c, a);
+			bad += !same_lookup(&f, &c, g->vaddr + g->memsz - 1);
+		}
+		for (uint32_t i = 0; i < f.nsyms; i++) {
+			char name[UTAP_SYM_NAME_MAX];
+			uint64_t a;
+
+			utap_symtab_entry(&f, i, &a, name, sizeof(name));
+			for (uint64_t d = 0; d < 3; d++) {
+				uint64_t x = a + d - 1;
+				bool code = false;
+
+				for (uint32_t s = 0; s < f.nsegs; s++)
+					code |= (f.segs[s].flags & UTAP_SEG_X) && x >= f.segs[s].vaddr &&
+						x < f.segs[s].vaddr + f.segs[s].memsz;
+				if (code) {
+					bad += !same_lookup(&f, &c, x);
+					checked++;
+				}
+			}
+		}
+		unit_check(bad == 0, __FILE__, __LINE__, "%s: %lu of %lu code addresses differ",
+			   files[k], bad, checked);
+		printf("# %s: %u symbols, %u code-only (%zu -> %zu bytes), %lu addresses agree\n",
+		       files[k], f.nsyms, c.nsyms, fb.size, cb.size, checked - bad);
+		utap_blob_free(&fb);
+		utap_blob_free(&cb);
+	}
+}
+
 int main(void)
 {
 	unit_prog = "test_symtab";
@@ -371,6 +445,7 @@ int main(void)
 	RUN(test_separate_by_debuglink);
 	RUN(test_shared_library);
 	RUN(test_libc);
+	RUN(test_code_only);
 	RUN(test_system_binaries);
 	RUN(test_errors);
 	RUN(test_debuginfo);

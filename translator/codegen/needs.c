@@ -32,6 +32,8 @@ static const struct runtime_part parts[] = {
 	{ "kstack",		"unwind/kcontext.c",		0 },
 	{ "ustack",		"unwind/ucontext.c",		PART_UNWIND | PART_USYMS },
 	{ "usym",		"unwind/ucontext.c",		PART_USYMS },
+	/* a function that names any address, not only code (usymdata) */
+	{ "usymdata",		"unwind/ucontext.c",		PART_USYMS | PART_UDATA },
 	{ "uline",		"unwind/ucontext.c",		PART_USYMS | PART_ULINES },
 	{ "regex",		"core/regex.c",			0 },
 	{ "regex_groups",	NULL,				PART_REGEX_GROUPS },

@@ -167,7 +167,10 @@ static int build_tables(struct session *s, struct umodule *m, int idx, unsigned 
 	{
 		struct utap_blob sym = { 0 };
 
-		if (utap_symtab_build_path(m->path, NULL, &sym)) {
+		/* backtraces name code only; the data symbols are for usymdata() and kin */
+		unsigned flags = needs & PART_UDATA ? 0 : UTAP_SYMTAB_CODE_ONLY;
+
+		if (utap_symtab_build_path_flags(m->path, NULL, flags, &sym)) {
 			if (m->explicit_d) {
 				errorf("cannot build the symbol table of %s", m->path);
 				return -1;
@@ -210,7 +213,7 @@ static void emit_blob(struct emitter *em, const char *name, const char *file)
 int emit_ustack_tables(struct emitter *em)
 {
 	struct session *s = em->s;
-	unsigned needs = em->parts & (PART_UNWIND | PART_USYMS | PART_ULINES);
+	unsigned needs = em->parts & (PART_UNWIND | PART_USYMS | PART_ULINES | PART_UDATA);
 
 	if (!needs)
 		return 0;

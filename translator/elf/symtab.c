@@ -355,6 +355,37 @@ static int pack_sorted(const struct ordered_sym *v, size_t n,
 	return err;
 }
 
+/* Does [lo, hi) hold a byte of an executable segment? */
+static bool touches_code(const struct utap_symtab_info *info, uint64_t lo, uint64_t hi)
+{
+	for (size_t i = 0; i < info->nsegs; i++) {
+		const struct utap_symtab_seg *g = &info->segs[i];
+
+		if ((g->flags & UTAP_SEG_X) && lo < g->vaddr + g->memsz && hi > g->vaddr)
+			return true;
+	}
+	return false;
+}
+
+/* UTAP_SYMTAB_CODE_ONLY on sorted, alias-free V: returns the new count. */
+static size_t keep_code(struct ordered_sym *v, size_t n, const struct utap_symtab_info *info)
+{
+	size_t i, out = 0;
+
+	for (i = 0; i < n; i++) {
+		uint64_t hi = i + 1 < n ? v[i + 1].addr : UINT64_MAX;
+
+		if (touches_code(info, v[i].addr, hi)) {
+			v[out++] = v[i];
+		} else if (out && v[out - 1].name[0]) {
+			/* the end of the symbol before: a gap from here on */
+			v[out] = v[i];
+			v[out++].name = "";
+		}
+	}
+	return out;
+}
+
 int utap_symtab_pack(const struct utap_sym_in *syms, size_t n,
 		     const struct utap_symtab_info *info, struct utap_blob *out)
 {
@@ -367,6 +398,8 @@ int utap_symtab_pack(const struct utap_sym_in *syms, size_t n,
 	v = resolve_aliases(syms, n, &count);
 	if (!v)
 		return -ENOMEM;
+	if (info->code_only)
+		count = keep_code(v, count, info);
 	err = pack_sorted(v, count, info, out);
 	free(v);
 	return err;
@@ -617,6 +650,7 @@ int utap_symtab_build(const struct utap_debuginfo *di, unsigned flags, struct ut
 		return err;
 	info.segs = segs;
 	info.build_id = &di->build_id;
+	info.code_only = flags & UTAP_SYMTAB_CODE_ONLY;
 	err = elf_plt_read(di->file.elf, di->separate.elf, &plt);
 	if (!err)
 		err = collect_plt(&c, &plt);
@@ -631,6 +665,12 @@ int utap_symtab_build(const struct utap_debuginfo *di, unsigned flags, struct ut
 
 int utap_symtab_build_path(const char *path, const char *root, struct utap_blob *out)
 {
+	return utap_symtab_build_path_flags(path, root, 0, out);
+}
+
+int utap_symtab_build_path_flags(const char *path, const char *root, unsigned flags,
+				 struct utap_blob *out)
+{
 	struct utap_debuginfo di;
 	int err;
 
@@ -639,7 +679,7 @@ int utap_symtab_build_path(const char *path, const char *root, struct utap_blob 
 	err = utap_debuginfo_open(&di, path, root, UTAP_DI_ALL);
 	if (err)
 		return err;
-	err = utap_symtab_build(&di, 0, out);
+	err = utap_symtab_build(&di, flags, out);
 	utap_debuginfo_close(&di);
 	return err;
 }

@@ -35,6 +35,7 @@
 #ifndef UTAP_ELF_SYMTAB_H
 #define UTAP_ELF_SYMTAB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -61,6 +62,7 @@ struct utap_symtab_info {
 	const struct utap_build_id *build_id;	/* NULL: none */
 	const struct utap_symtab_seg *segs;	/* PT_LOAD segments */
 	size_t nsegs;
+	bool code_only;				/* UTAP_SYMTAB_CODE_ONLY */
 };
 
 /*
@@ -91,6 +93,14 @@ int utap_linetab_pack(const struct utap_line_in *rows, size_t n, const char *con
 #define UTAP_SYMTAB_NOTYPE	0x1u
 /* Drop SHN_ABS symbols (the vDSO's version markers, e.g. LINUX_2.6 at 0). */
 #define UTAP_SYMTAB_NO_ABS	0x2u
+/*
+ * Only what an address in an executable segment can resolve to, for a
+ * module that names nothing but code addresses (backtraces): symbols whose
+ * span up to the next one touches no executable byte are dropped, each run
+ * of them leaving one gap entry, so every code address gets the name,
+ * offset and size the whole table gives it.
+ */
+#define UTAP_SYMTAB_CODE_ONLY	0x4u
 
 /*
  * The symbol table of the binary DI describes. Returns 0 (possibly with no
@@ -101,6 +111,8 @@ int utap_symtab_build(const struct utap_debuginfo *di, unsigned flags, struct ut
 
 /* Convenience: open PATH (debug ROOT, NULL for the default) and build its table. */
 int utap_symtab_build_path(const char *path, const char *root, struct utap_blob *out);
+int utap_symtab_build_path_flags(const char *path, const char *root, unsigned flags,
+				 struct utap_blob *out);
 
 /*
  * The line table of DI. MODULE_PATH is the path the runtime prints for this
