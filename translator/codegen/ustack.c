@@ -214,6 +214,7 @@ int emit_ustack_tables(struct emitter *em)
 {
 	struct session *s = em->s;
 	unsigned needs = em->parts & (PART_UNWIND | PART_USYMS | PART_ULINES | PART_UDATA);
+	bool one_tree = s->command || s->target_pid;
 
 	if (!needs)
 		return 0;
@@ -271,11 +272,15 @@ int emit_ustack_tables(struct emitter *em)
 	sb_printf(&em->top, "static const struct utap_umod_desc *utap_gen_umods(int *n)\n{\n"
 		  "\t*n = %d;\n\treturn utap_umod_descs;\n}\n", numods);
 	/*
-	 * Mappings remembered for symbolizing later: one process tree maps a
-	 * few dozen files at most; a system-wide script sees many processes.
+	 * Mappings remembered for symbolizing later, and files with tables:
+	 * one process tree maps a few dozen files; a system-wide script sees
+	 * many processes.
 	 */
 	sb_printf(&em->config, "#ifndef UTAP_SEEN_MAPS\n#define UTAP_SEEN_MAPS %d\n#endif\n",
-		  s->command || s->target_pid ? 32 : 256);
+		  one_tree ? 32 : 256);
+	/* files with tables: these, and those the runner adds (a target's dlopens) */
+	sb_printf(&em->config, "#ifndef UTAP_MAX_UMODS\n#define UTAP_MAX_UMODS %d\n#endif\n",
+		  numods + (one_tree ? 128 : 512));
 	sb_puts(&em->init, "\trc = utap_umods_init();\n\tif (rc)\n\t\treturn rc;\n"
 		"\trc = utap_tables_init();\n\tif (rc)\n\t\treturn rc;\n");
 	sb_puts(&em->exit, "\tutap_umods_exit();\n");
