@@ -169,6 +169,7 @@ static bool sym_groups_ok(const struct utap_symtab *t, u64 *last)
 	return true;
 }
 
+UTAP_UNWIND_API
 int utap_symtab_init(struct utap_symtab *t, const void *blob, size_t size)
 {
 	const struct utap_symtab_hdr *h = blob;
@@ -317,6 +318,7 @@ static bool line_rows_ok(const struct utap_linetab *t, u64 base)
 	return prev.file == UTAP_LINE_GAP && base + prev.addr >= base;
 }
 
+UTAP_UNWIND_API
 int utap_linetab_init(struct utap_linetab *t, const void *blob, size_t size)
 {
 	const struct utap_linetab_hdr *h = blob;
@@ -409,6 +411,7 @@ static s64 group_at_or_below(const struct utap_symtab *t, u32 key)
 	return (s64)lo - 1;
 }
 
+UTAP_UNWIND_API
 bool utap_symtab_lookup(const struct utap_symtab *t, u64 rel, struct utap_sym_hit *hit,
 			char *buf, size_t size)
 {
@@ -450,6 +453,7 @@ bool utap_symtab_lookup(const struct utap_symtab *t, u64 rel, struct utap_sym_hi
 	return true;
 }
 
+UTAP_UNWIND_API
 void utap_symtab_entry(const struct utap_symtab *t, u32 i, u64 *addr, char *buf, size_t size)
 {
 	struct sym_code s;
@@ -465,6 +469,7 @@ void utap_symtab_entry(const struct utap_symtab *t, u32 i, u64 *addr, char *buf,
 	decode_name(t, &s, buf, size);
 }
 
+UTAP_UNWIND_API
 bool utap_linetab_lookup(const struct utap_linetab *t, u64 rel, const char **file, u32 *line)
 {
 	struct utap_line_row prev, row, hit;
@@ -507,6 +512,7 @@ static void iter_enter_block(struct utap_line_iter *it, u32 b)
 		it->block = it->t->nblocks;
 }
 
+UTAP_UNWIND_API
 void utap_linetab_iter(struct utap_line_iter *it, const struct utap_linetab *t)
 {
 	memset(it, 0, sizeof(*it));
@@ -515,6 +521,7 @@ void utap_linetab_iter(struct utap_line_iter *it, const struct utap_linetab *t)
 		iter_enter_block(it, 0);
 }
 
+UTAP_UNWIND_API
 bool utap_linetab_next(struct utap_line_iter *it, struct utap_line_row *row)
 {
 	const struct utap_linetab *t = it->t;
@@ -564,6 +571,7 @@ static const struct utap_symtab_seg *segment_at(const struct utap_symtab *t, u64
 	return NULL;
 }
 
+UTAP_UNWIND_API
 int utap_symtab_load_bias(const struct utap_symtab *t, u64 vm_start, u64 file_offset,
 			  u64 *bias)
 {
@@ -576,6 +584,7 @@ int utap_symtab_load_bias(const struct utap_symtab *t, u64 vm_start, u64 file_of
 	return 0;
 }
 
+UTAP_UNWIND_API
 void utap_symtab_extent(const struct utap_symtab *t, u64 bias, u64 *start, u64 *end)
 {
 	u64 lo = ~0ull, hi = 0;
@@ -873,6 +882,7 @@ static int format_facts(char *buf, size_t size, const struct sym_facts *f, unsig
 	return out_finish(&o);
 }
 
+UTAP_UNWIND_API
 int utap_sym_format(char *buf, size_t size, u64 addr, const struct utap_sym_ctx *ctx,
 		    unsigned mode)
 {
@@ -887,6 +897,7 @@ int utap_sym_format(char *buf, size_t size, u64 addr, const struct utap_sym_ctx 
 	return format_facts(buf, size, &f, mode);
 }
 
+UTAP_UNWIND_API
 int utap_sym_format_known(char *buf, size_t size, u64 addr, const char *name, u64 offset,
 			  u64 symsize, const char *mod, unsigned mode)
 {
@@ -901,6 +912,7 @@ int utap_sym_format_known(char *buf, size_t size, u64 addr, const char *name, u6
 	return format_facts(buf, size, &f, mode);
 }
 
+UTAP_UNWIND_API
 int utap_sym_modname(char *buf, size_t size, const struct utap_sym_ctx *ctx, bool *unknown)
 {
 	struct sym_out o = { buf, size, 0 };
@@ -910,6 +922,7 @@ int utap_sym_modname(char *buf, size_t size, const struct utap_sym_ctx *ctx, boo
 	return out_finish(&o);
 }
 
+UTAP_UNWIND_API
 int utap_sym_no_backtrace(char *buf, size_t size, const char *pp, unsigned mode, bool kernel)
 {
 	struct sym_out o = { buf, size, 0 };

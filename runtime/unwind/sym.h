@@ -17,6 +17,20 @@
 #include "core/port.h"
 #include "unwind/symtab_format.h"
 
+/*
+ * The pure core's entry points: external in user space (tests, the
+ * runner), static in the module, which is one unit with the script, so
+ * what a script does not use (line tables, the table walkers of tools)
+ * is left out of it.
+ */
+#ifndef UTAP_UNWIND_API
+#ifdef __KERNEL__
+#define UTAP_UNWIND_API static __maybe_unused
+#else
+#define UTAP_UNWIND_API
+#endif
+#endif
+
 /* A validated symbol table (pointers into the caller's blob). */
 struct utap_symtab {
 	const struct utap_symtab_hdr *hdr;
@@ -76,7 +90,9 @@ struct utap_sym_hit {
  * termination of BLOB (SIZE bytes, 8-byte aligned), and fill in T.
  * Returns 0, or -EINVAL for anything malformed.
  */
+UTAP_UNWIND_API
 int utap_symtab_init(struct utap_symtab *t, const void *blob, size_t size);
+UTAP_UNWIND_API
 int utap_linetab_init(struct utap_linetab *t, const void *blob, size_t size);
 
 /*
@@ -85,10 +101,12 @@ int utap_linetab_init(struct utap_linetab *t, const void *blob, size_t size);
  * the first symbol or the table is empty. The name is decoded into BUF
  * (SIZE bytes, cut to fit, NUL-terminated), which hit->name points to.
  */
+UTAP_UNWIND_API
 bool utap_symtab_lookup(const struct utap_symtab *t, u64 rel, struct utap_sym_hit *hit,
 			char *buf, size_t size);
 
 /* Entry I (< nsyms) in address order: its file-relative address and name (empty: a gap). */
+UTAP_UNWIND_API
 void utap_symtab_entry(const struct utap_symtab *t, u32 i, u64 *addr, char *buf, size_t size);
 
 /*
@@ -96,10 +114,13 @@ void utap_symtab_entry(const struct utap_symtab *t, u32 i, u64 *addr, char *buf,
  * *file is then the path name or NULL (file unknown) and *line may be 0
  * (the compiler's "no line" rows).
  */
+UTAP_UNWIND_API
 bool utap_linetab_lookup(const struct utap_linetab *t, u64 rel, const char **file, u32 *line);
 
 /* Iterate: start, then utap_linetab_next() until it returns false. */
+UTAP_UNWIND_API
 void utap_linetab_iter(struct utap_line_iter *it, const struct utap_linetab *t);
+UTAP_UNWIND_API
 bool utap_linetab_next(struct utap_line_iter *it, struct utap_line_row *row);
 
 /* The path of file index FILE, or NULL for UTAP_LINE_GAP/NOFILE. */
@@ -110,6 +131,7 @@ const char *utap_linetab_file(const struct utap_linetab *t, u16 file);
  * maps file offset FILE_OFFSET. Uses the PT_LOAD segment that contains that
  * offset. Returns 0, or -ENOENT if no segment does.
  */
+UTAP_UNWIND_API
 int utap_symtab_load_bias(const struct utap_symtab *t, u64 vm_start, u64 file_offset,
 			  u64 *bias);
 
@@ -118,6 +140,7 @@ int utap_symtab_load_bias(const struct utap_symtab *t, u64 vm_start, u64 file_of
  * segment start rounded down to a page to the highest segment end rounded
  * up. SystemTap's module-only fallback prints offsets and sizes against it.
  */
+UTAP_UNWIND_API
 void utap_symtab_extent(const struct utap_symtab *t, u64 bias, u64 *start, u64 *end);
 
 /*
@@ -181,6 +204,7 @@ struct utap_sym_ctx {
  * address, as in SystemTap. Callers that emulate sprint_*() copy at most
  * MAXSTRINGLEN - 1 bytes of it, which is what SystemTap does.
  */
+UTAP_UNWIND_API
 int utap_sym_format(char *buf, size_t size, u64 addr, const struct utap_sym_ctx *ctx,
 		    unsigned mode);
 
@@ -189,6 +213,7 @@ int utap_sym_format(char *buf, size_t size, u64 addr, const struct utap_sym_ctx 
  * OFFSET in a symbol of SYMSIZE bytes, in module MOD (NULL: none). NAME
  * NULL means nothing is known: the address is printed.
  */
+UTAP_UNWIND_API
 int utap_sym_format_known(char *buf, size_t size, u64 addr, const char *name, u64 offset,
 			  u64 symsize, const char *mod, unsigned mode);
 
@@ -196,6 +221,7 @@ int utap_sym_format_known(char *buf, size_t size, u64 addr, const char *name, u6
  * umodname(): the module path, or "<unknown>" with *unknown set, in which
  * case the caller raises SystemTap's "module cannot be found" error.
  */
+UTAP_UNWIND_API
 int utap_sym_modname(char *buf, size_t size, const struct utap_sym_ctx *ctx, bool *unknown);
 
 /*
@@ -203,6 +229,7 @@ int utap_sym_modname(char *buf, size_t size, const struct utap_sym_ctx *ctx, boo
  * context: "<no user backtrace at PP>\n" in modes that print symbols,
  * just "\n" in hex mode, as SystemTap does.
  */
+UTAP_UNWIND_API
 int utap_sym_no_backtrace(char *buf, size_t size, const char *pp, unsigned mode, bool kernel);
 
 #endif /* UTAP_UNWIND_SYM_H */

@@ -204,6 +204,7 @@ static enum uw_stop caller_ra(const struct uwt_rule *rule,
 	return UW_STOP_NONE;
 }
 
+UTAP_UNWIND_API
 enum uw_stop uw_apply_rule(const struct uwt_rule *rule, struct uw_regs *regs,
 			   u32 *flags, uw_read_fn read, void *ctx)
 {
@@ -255,6 +256,7 @@ static u64 lookup_pc(const struct uw_regs *regs, u32 flags)
 	return (flags & UW_FRAME_EXACT_PC) ? pc : pc - 1;
 }
 
+UTAP_UNWIND_API
 enum uw_stop uw_step(const void *table, u64 bias, struct uw_regs *regs,
 		     u32 *flags, uw_read_fn read, void *ctx)
 {
@@ -316,6 +318,7 @@ static enum uw_stop walk_step(struct uw_regs *regs, u32 *flags, u32 walk_flags,
 	return stop;
 }
 
+UTAP_UNWIND_API
 void uw_walk(const struct uw_regs *start, u32 flags,
 	     const struct uw_walk_ops *ops, struct uw_trace *tr)
 {

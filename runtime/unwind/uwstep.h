@@ -67,6 +67,7 @@ typedef int (*uw_read_fn)(void *ctx, u64 addr, void *dst, u32 len);
  * the caller's on return. UW_STOP_NONE on success; on any other result REGS
  * are unchanged.
  */
+UTAP_UNWIND_API
 enum uw_stop uw_apply_rule(const struct uwt_rule *rule, struct uw_regs *regs,
 			   u32 *flags, uw_read_fn read, void *ctx);
 
@@ -74,6 +75,7 @@ enum uw_stop uw_apply_rule(const struct uwt_rule *rule, struct uw_regs *regs,
  * One step with TABLE (validated) loaded at BIAS: looks up pc (or pc - 1
  * when the frame's pc is a return address) and applies the rule.
  */
+UTAP_UNWIND_API
 enum uw_stop uw_step(const void *table, u64 bias, struct uw_regs *regs,
 		     u32 *flags, uw_read_fn read, void *ctx);
 
@@ -110,6 +112,7 @@ struct uw_trace {
 };
 
 /* Walk from START; fills TR. Never reads memory other than through OPS->read. */
+UTAP_UNWIND_API
 void uw_walk(const struct uw_regs *start, u32 flags,
 	     const struct uw_walk_ops *ops, struct uw_trace *tr);
 

@@ -263,6 +263,7 @@ static int check_blocks(const struct uwt_header *h)
 	return 0;
 }
 
+UTAP_UNWIND_API
 int uw_table_validate(const void *blob, size_t len)
 {
 	const struct uwt_header *h = blob;

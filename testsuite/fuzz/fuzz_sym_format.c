@@ -36,7 +36,7 @@ static const char *const files[] = { "/src/a.c", "b.h", "" };
 static void pack_symbols(struct input *in, struct utap_blob *out)
 {
 	struct utap_sym_in syms[32];
-	struct utap_symtab_info info = { UTAP_SYMTAB_ET_DYN, NULL, NULL, 0 };
+	struct utap_symtab_info info = { UTAP_SYMTAB_ET_DYN, NULL, NULL, 0, false };
 	unsigned n = take(in, 1) % 32, i;
 	uint64_t addr = 0x1000;
 

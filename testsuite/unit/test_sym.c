@@ -68,9 +68,9 @@ static struct utap_linetab chain_lines;
 
 static void setup(void)
 {
-	struct utap_symtab_info chain_info = { UTAP_SYMTAB_ET_DYN, NULL, NULL, 0 };
+	struct utap_symtab_info chain_info = { UTAP_SYMTAB_ET_DYN, NULL, NULL, 0, false };
 	struct utap_symtab_info libc_info = { UTAP_SYMTAB_ET_DYN, NULL, libc_segs,
-					      ARRAY_SIZE(libc_segs) };
+					      ARRAY_SIZE(libc_segs), false };
 
 	if (utap_symtab_pack(chain_syms, ARRAY_SIZE(chain_syms), &chain_info, &chain_blob) ||
 	    utap_symtab_pack(libc_syms, ARRAY_SIZE(libc_syms), &libc_info, &libc_blob) ||
@@ -573,7 +573,7 @@ static void test_packers_refuse(void)
 	};
 	static const struct utap_line_in no_end[] = { { 0x10, 1, 0 } };
 	static const struct utap_sym_in far[] = { { 0x1000, "lo" }, { 0x200000000ull, "hi" } };
-	struct utap_symtab_info info = { UTAP_SYMTAB_ET_DYN, NULL, NULL, 0 };
+	struct utap_symtab_info info = { UTAP_SYMTAB_ET_DYN, NULL, NULL, 0, false };
 	struct utap_blob b;
 
 	CHECK_INT(utap_linetab_pack(unsorted, 3, chain_files, 2, NULL, &b), -EINVAL);
