@@ -74,14 +74,14 @@ static void print_rule(const struct uwt_rule *r)
 		unsigned int reg = UWT_SAVE_REG(r->save_how[i]);
 
 		if (k == UWT_SAVE_AT_CFA)
-			printf(" %s@cfa%+d", saved_names[i], r->save_off[i]);
+			printf(" %s@cfa%+d", saved_names[i], UWT_SAVE_OFF(r, i));
 		else if (k == UWT_SAVE_VAL_CFA)
-			printf(" %s=cfa%+d", saved_names[i], r->save_off[i]);
+			printf(" %s=cfa%+d", saved_names[i], UWT_SAVE_OFF(r, i));
 		else if (k == UWT_SAVE_IN_REG)
 			printf(" %s=%s", saved_names[i], reg_names[reg]);
 		else if (k == UWT_SAVE_AT_REG)
 			printf(" %s@%s%+d", saved_names[i], reg_names[reg],
-			       r->save_off[i]);
+			       UWT_SAVE_OFF(r, i));
 		else if (k == UWT_SAVE_UNDEF)
 			printf(" %s=undef", saved_names[i]);
 	}

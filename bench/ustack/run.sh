@@ -10,7 +10,9 @@
 #    200 repetitions. Under TCG (no KVM) the times are emulated ones.
 # 2. The module for a libc-linked target with --ldd: its unwind tables next
 #    to the raw .eh_frame + .eh_frame_hdr bytes they cover, its symbol
-#    tables, and the module's allocated size.
+#    tables next to the names they hold as plain strings, and the module's
+#    loaded size (text + data + bss, as size(1) counts them) for a uprobe
+#    print_ubacktrace() script against the goal of 200 KB (200000 bytes).
 #
 # Usage: bench/ustack/run.sh BUILD_DIR (with utap, progs/chain and
 # bench/us_deep{,-fp} built)
@@ -48,6 +50,21 @@ for h in $(readelf -SW "$T/us_size.ko" | sed -n 's/^ *\[ *[0-9]*\] //p' | awk '$
 	alloc=$((alloc + 0x$h))
 done
 file=$(stat -c %s "$T/us_size.ko")
+kp_loaded=$(size "$T/us_size.ko" | awk 'NR == 2 { print $1 + $2 + $3 }')
+(cd "$T" && $UTAP --vm -p4 --ldd -m us_usize -c "$B/progs/chain" \
+	-e 'probe process.function("main") { print_ubacktrace() }' > /dev/null 2> uerr.txt) ||
+	{ cat "$T/uerr.txt" >&2; exit 1; }
+set -- $(size "$T/us_usize.ko" | awk 'NR == 2 { print $1, $2, $3, $1 + $2 + $3 }')
+# the names as plain NUL-terminated strings, what version 1 tables stored
+names=0
+for f in $(sed -n 's/^Symbol table for \(.*\): [0-9]* bytes$/\1/p' "$T/tables.txt"); do
+	n=$("$B/symdump" -s "$f" | awk 'NF >= 3 { n += length($3) + 1 } END { print n + 0 }')
+	names=$((names + n))
+done
 sed -n 's/^Unwind table for \(.*\): \([0-9]*\) rows, \([0-9]*\) bytes (raw .eh_frame and .eh_frame_hdr: \([0-9]*\))$/  \1: \2 rows, \3 bytes of table for \4 raw bytes/p' "$T/tables.txt"
 printf "unwind tables: %d bytes for %d bytes of .eh_frame + .eh_frame_hdr (ratio %.2fx)\n" "$uw" "$eh" "$(echo "$uw / $eh" | bc -l)"
-printf "symbol tables: %d bytes; module: %d bytes allocated when loaded (%d bytes on disk with debug info)\n" "$sym" "$alloc" "$file"
+printf "symbol tables: %d bytes (their names alone as plain strings: %d bytes)\n" "$sym" "$names"
+printf "module (kprobe script): %d bytes loaded (text+data+bss), %d in allocated sections, %d on disk with debug info\n" \
+	"$kp_loaded" "$alloc" "$file"
+printf "module (uprobe print_ubacktrace script): text %d + data %d + bss %d = %d bytes loaded | goal 200000 | %s\n" \
+	"$1" "$2" "$3" "$4" "$([ "$4" -le 200000 ] && echo met || echo missed)"

@@ -103,10 +103,10 @@ static bool read_save_area(const struct uwt_rule *rule, u64 cfa,
 	for (i = 0; i < UWT_NR_SAVED; i++) {
 		if (UWT_SAVE_KIND(rule->save_how[i]) != UWT_SAVE_AT_CFA)
 			continue;
-		if (rule->save_off[i] < min)
-			min = rule->save_off[i];
-		if (rule->save_off[i] > max)
-			max = rule->save_off[i];
+		if (UWT_SAVE_OFF(rule, i) < min)
+			min = UWT_SAVE_OFF(rule, i);
+		if (UWT_SAVE_OFF(rule, i) > max)
+			max = UWT_SAVE_OFF(rule, i);
 	}
 	if (max - min + 8 > SAVE_WINDOW)
 		return false;
@@ -132,7 +132,7 @@ static bool restore_saved(const struct uwt_rule *rule, int i, u64 cfa,
 			  bool have_win, uw_read_fn read, void *ctx, u64 *v)
 {
 	unsigned int src = UWT_SAVE_REG(rule->save_how[i]);
-	s16 off = rule->save_off[i];
+	s32 off = UWT_SAVE_OFF(rule, i);
 
 	switch (UWT_SAVE_KIND(rule->save_how[i])) {
 	case UWT_SAVE_SAME:

@@ -14,7 +14,7 @@
 #include "unwind/uwtab.h"
 
 _Static_assert(sizeof(struct uwt_header) == 104, "uwt_header layout");
-_Static_assert(sizeof(struct uwt_rule) == 36, "uwt_rule layout");
+_Static_assert(sizeof(struct uwt_rule) == 24, "uwt_rule layout");
 _Static_assert(sizeof(struct uwt_group) == 8, "uwt_group layout");
 
 static const struct uwt_rule *tab_rules(const struct uwt_header *h)
@@ -201,7 +201,7 @@ static int check_rule(const struct uwt_rule *r)
 	int i;
 
 	if (r->kind >= UWT_NR_KINDS || r->ra_how >= UWT_NR_RA ||
-	    r->cfa_reg >= UWT_RIP || r->ra_reg >= UWT_NR_REGS || r->reserved)
+	    r->cfa_reg >= UWT_RIP || r->ra_reg >= UWT_NR_REGS)
 		return -EINVAL;
 	if (r->sp_reg != UWT_SP_IS_CFA && r->sp_reg >= UWT_RIP)
 		return -EINVAL;

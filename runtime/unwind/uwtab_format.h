@@ -144,19 +144,25 @@ enum uwt_save {
 #define UWT_SIGFRAME_GREGS	40	/* uc_mcontext.gregs at RSP + 40 */
 #define UWT_SIGFRAME_NR_GREGS	17	/* R8..R15 RDI RSI RBP RBX RDX RAX RCX RSP RIP */
 
+/*
+ * 24 bytes: save offsets are in words (registers are saved 8-byte aligned;
+ * one further than 127 words from its base, or a CFA_DEREF addend outside
+ * s8, is CFI the builder marks unknown or unsupported, never truncates).
+ */
 struct uwt_rule {
 	u8 kind;		/* enum uwt_kind */
 	u8 cfa_reg;		/* CFA base for CFA_REG/CFA_DEREF */
 	u8 ra_how;		/* enum uwt_ra */
 	u8 ra_reg;		/* RA_IN_REG: the register */
 	s32 cfa_off;
-	s32 cfa_off2;		/* CFA_DEREF: added after the load; PLT: threshold */
 	s16 ra_off;		/* RA_AT_CFA: offset from the CFA, usually -8 */
+	s8 cfa_off2;		/* CFA_DEREF: added after the load; PLT: threshold */
 	u8 sp_reg;		/* UWT_SP_IS_CFA or the register holding caller RSP */
-	u8 reserved;		/* 0 */
 	u8 save_how[UWT_NR_SAVED];
-	s16 save_off[UWT_NR_SAVED];
+	s8 save_off8[UWT_NR_SAVED];	/* offset / 8 */
 };
+
+#define UWT_SAVE_OFF(rule, i)	((s32)(rule)->save_off8[i] * 8)
 
 struct uwt_group {
 	u32 start;		/* first row's start, bytes from text_start */

@@ -54,7 +54,6 @@ static void bend(struct uwt_rule *r)
 	r->cfa_reg %= UWT_RIP;
 	r->ra_how %= UWT_NR_RA;
 	r->ra_reg %= UWT_NR_REGS;
-	r->reserved = 0;
 	if (r->sp_reg != UWT_SP_IS_CFA)
 		r->sp_reg %= UWT_RIP;
 	if (r->kind == UWT_PLT)

@@ -313,7 +313,7 @@ static void save_slots_read_one_by_one(void)
 	unsigned long i;
 
 	uwmk_save(&rule, 0, UWT_SAVE_AT_CFA, 0, -0xf0);
-	uwmk_save(&rule, 5, UWT_SAVE_AT_CFA, 0, 0x1000);	/* off the stack */
+	uwmk_save(&rule, 5, UWT_SAVE_AT_CFA, 0, -0x3f8);	/* below the stack */
 	set_one_rule(rule);
 	for (i = 0; i < STACK_WORDS; i++)
 		stack[i] = 0;

@@ -157,7 +157,6 @@ static void corruptions_rejected(void)
 	CORRUPT("sp register", rules[0].sp_reg = UWT_RIP);
 	CORRUPT("save kind", rules[0].save_how[1] = UWT_NR_SAVE);
 	CORRUPT("save register on SAME", rules[0].save_how[1] = 0x30);
-	CORRUPT("rule reserved", rules[0].reserved = 1);
 	CORRUPT("plt threshold", (rules[0].kind = UWT_PLT, rules[0].cfa_off2 = 16));
 	CORRUPT("block index start", blocks[0] = 1);
 	CORRUPT("block index end", blocks[h->nr_blocks] = 3);

