@@ -15,21 +15,8 @@
 #define UTAP_UNWIND_SYM_H
 
 #include "core/port.h"
+#include "unwind/api.h"
 #include "unwind/symtab_format.h"
-
-/*
- * The pure core's entry points: external in user space (tests, the
- * runner), static in the module, which is one unit with the script, so
- * what a script does not use (line tables, the table walkers of tools)
- * is left out of it.
- */
-#ifndef UTAP_UNWIND_API
-#ifdef __KERNEL__
-#define UTAP_UNWIND_API static __maybe_unused
-#else
-#define UTAP_UNWIND_API
-#endif
-#endif
 
 /* A validated symbol table (pointers into the caller's blob). */
 struct utap_symtab {

@@ -9,21 +9,8 @@
 #ifndef UTAP_UWTAB_H
 #define UTAP_UWTAB_H
 
+#include "unwind/api.h"
 #include "unwind/uwtab_format.h"
-
-/*
- * The pure core's entry points: external in user space (tests, the
- * runner), static in the module, which is one unit with the script, so
- * what a script does not use (line tables, the table walkers of tools)
- * is left out of it.
- */
-#ifndef UTAP_UNWIND_API
-#ifdef __KERNEL__
-#define UTAP_UNWIND_API static __maybe_unused
-#else
-#define UTAP_UNWIND_API
-#endif
-#endif
 
 /* 0 when BLOB (LEN bytes, 4-byte aligned) is a well-formed table, else -EINVAL. */
 UTAP_UNWIND_API

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * api.h - how the unwind pure core (uwtab, uwstep, sym) declares its entry
+ * points: external in user space (tests, the runner), static in the
+ * module, which is one unit with the script, so what a script does not
+ * call (line tables, the table walkers of tools) is left out of it.
+ */
+#ifndef UTAP_UNWIND_API_H
+#define UTAP_UNWIND_API_H
+
+#ifdef __KERNEL__
+#define UTAP_UNWIND_API static __maybe_unused
+#else
+#define UTAP_UNWIND_API
+#endif
+
+#endif /* UTAP_UNWIND_API_H */
