@@ -298,9 +298,28 @@ static bool fp_step(struct uw_regs *regs, u32 *flags,
 	return true;
 }
 
+/*
+ * The row the last frame used: frames of one function (recursion, a loop
+ * of callbacks) share it, and a lookup decodes a group of rows.
+ */
+struct row_cache {
+	const void *table;
+	u64 start, end;		/* file-relative */
+	const struct uwt_rule *rule;
+};
+
+static const struct uwt_rule *cached_lookup(struct row_cache *rc, const void *table, u64 rel)
+{
+	if (rc->table != table || rel < rc->start || rel >= rc->end) {
+		rc->rule = uw_table_lookup_range(table, rel, &rc->start, &rc->end);
+		rc->table = rc->rule ? table : NULL;
+	}
+	return rc->rule;
+}
+
 /* Step out of the frame at the current pc, using whatever describes it. */
 static enum uw_stop walk_step(struct uw_regs *regs, u32 *flags, u32 walk_flags,
-			      const struct uw_walk_ops *ops)
+			      const struct uw_walk_ops *ops, struct row_cache *rc)
 {
 	u64 pc = lookup_pc(regs, *flags);
 	const struct uwt_rule *rule = NULL;
@@ -310,7 +329,7 @@ static enum uw_stop walk_step(struct uw_regs *regs, u32 *flags, u32 walk_flags,
 	if (ops->find(ops->ctx, pc, &mod))
 		stop = UW_STOP_NO_MODULE;
 	else if (mod.table)
-		rule = uw_table_lookup(mod.table, pc - mod.bias);
+		rule = cached_lookup(rc, mod.table, pc - mod.bias);
 	if (rule && rule->kind != UWT_NONE)
 		return uw_apply_rule(rule, regs, flags, ops->read, ops->ctx);
 	if ((walk_flags & UW_WALK_FP_FALLBACK) && fp_step(regs, flags, ops))
@@ -325,6 +344,7 @@ void uw_walk(const struct uw_regs *start, u32 flags,
 	struct uw_regs regs = *start;
 	u32 fflags = (flags & UW_WALK_PC_IS_RA) ? 0 : UW_FRAME_EXACT_PC;
 	enum uw_stop stop = UW_STOP_NONE;
+	struct row_cache rc = { 0 };
 
 	tr->nr = 0;
 	tr->inexact = 0;
@@ -350,7 +370,7 @@ void uw_walk(const struct uw_regs *start, u32 flags,
 		tr->pcs[tr->nr++] = pc;
 		tr->inexact += !!(fflags & UW_FRAME_INEXACT);
 		tr->stop_pc = pc;
-		stop = walk_step(&regs, &fflags, flags, ops);
+		stop = walk_step(&regs, &fflags, flags, ops, &rc);
 		if (!stop && ops->fixup_ra && !(fflags & UW_FRAME_SIGNAL))
 			regs.val[UWT_RIP] = ops->fixup_ra(ops->ctx,
 							  regs.val[UWT_RIP],

@@ -39,8 +39,7 @@ struct row_cursor {
 	u32 left;		/* rows not decoded yet */
 	u32 nr_rules;
 	u32 start;		/* the current row: start (from text_start), rule */
-	u16 rule;
-	u16 mtf[UWT_MTF];	/* recent rules, most recent first */
+	u32 rule;
 };
 
 static u32 group_rows(const struct uwt_header *h, u32 g)
@@ -55,7 +54,6 @@ static void cursor_init(struct row_cursor *c, const struct uwt_header *h, u32 g)
 	const struct uwt_group *gr = tab_groups(h);
 	const u8 *data = (const u8 *)h + h->data_off;
 	u32 stop = g + 1 < h->nr_groups ? gr[g + 1].data : h->data_size;
-	int i;
 
 	/* the validator checked the offsets; the lookup trusts them */
 	c->p = data + gr[g].data;
@@ -63,8 +61,6 @@ static void cursor_init(struct row_cursor *c, const struct uwt_header *h, u32 g)
 	c->left = group_rows(h, g);
 	c->nr_rules = h->nr_rules;
 	c->start = gr[g].start;
-	for (i = 0; i < UWT_MTF; i++)
-		c->mtf[i] = i;
 }
 
 /* ULEB128 of at most 32 bits; false past the end or when too long. */
@@ -90,13 +86,6 @@ static bool get_uleb(const u8 **p, const u8 *end, u32 *v)
 	return false;
 }
 
-static void mtf_front(u16 *mtf, int pos, u16 rule)
-{
-	for (; pos > 0; pos--)
-		mtf[pos] = mtf[pos - 1];
-	mtf[0] = rule;
-}
-
 /* The next row of the group into c->start/c->rule; false when malformed. */
 static bool cursor_next(struct row_cursor *c, bool first)
 {
@@ -120,17 +109,12 @@ static bool cursor_next(struct row_cursor *c, bool first)
 		c->start = (u32)start;
 	}
 	if (rule == 15) {
-		if (!get_uleb(&c->p, c->end, &rule) || rule >= c->nr_rules)
+		if (!get_uleb(&c->p, c->end, &ext) || ext > UWT_MAX_RULES)
 			return false;
-		mtf_front(c->mtf, UWT_MTF - 1, rule);
-	} else {
-		u16 r = c->mtf[rule];
-
-		if (r >= c->nr_rules)
-			return false;
-		mtf_front(c->mtf, rule, r);
-		rule = r;
+		rule += ext;
 	}
+	if (rule >= c->nr_rules)
+		return false;
 	c->rule = rule;
 	c->left--;
 	return true;
@@ -306,28 +290,66 @@ static u32 find_group(const struct uwt_header *h, u32 off)
 	return lo;
 }
 
-/* The rule of the row covering OFF, and the row's [start, end). */
+/* A ULEB128 of a validated table: no bounds to check. */
+static u32 read_uleb(const u8 **p)
+{
+	u32 v = 0;
+	int shift = 0;
+	u8 b;
+
+	do {
+		b = *(*p)++;
+		v |= (u32)(b & 0x7f) << shift;
+		shift += 7;
+	} while (b & 0x80);
+	return v;
+}
+
+/*
+ * The rule of the row covering OFF, and the row's [start, end). The rows
+ * before it are only skipped (deltas summed, rule escapes stepped over):
+ * a lookup costs a few instructions per row of the group.
+ */
 static const struct uwt_rule *find_row(const struct uwt_header *h, u32 off,
 				       u64 *start, u64 *end)
 {
 	u32 g = find_group(h, off);
-	struct row_cursor c;
-	u32 rule, at;
+	const struct uwt_group *gr = tab_groups(h);
+	const u8 *p = (const u8 *)h + h->data_off + gr[g].data, *row = p;
+	u32 left = group_rows(h, g), at = gr[g].start, next, rule;
 
-	cursor_init(&c, h, g);
-	cursor_next(&c, true);
-	do {
-		rule = c.rule;
-		at = c.start;
-		if (!c.left) {
-			c.start = g + 1 < h->nr_groups ? tab_groups(h)[g + 1].start :
-				  (u32)(h->text_end - h->text_start);
+	for (;;) {
+		u8 b = *p++;		/* the current row's byte: step over its escapes */
+
+		if ((b & 15) == 15)
+			read_uleb(&p);
+		if (b >> 4 == 15)
+			read_uleb(&p);
+		if (!--left) {
+			next = g + 1 < h->nr_groups ? gr[g + 1].start :
+			       (u32)(h->text_end - h->text_start);
 			break;
 		}
-		cursor_next(&c, false);
-	} while (c.start <= off);
+		b = *p;			/* the next row's delta */
+		next = at + (b & 15) + 1;
+		if ((b & 15) == 15) {
+			const u8 *q = p + 1;
+
+			next += read_uleb(&q);
+		}
+		if (next > off)
+			break;
+		at = next;
+		row = p;
+	}
+	rule = *row >> 4;
+	if (rule == 15) {
+		if ((*row++ & 15) == 15)
+			read_uleb(&row);
+		rule += read_uleb(&row);
+	}
 	*start = at;
-	*end = c.start;
+	*end = next;
 	return &tab_rules(h)[rule];
 }
 

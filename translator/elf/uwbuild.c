@@ -459,7 +459,7 @@ static unsigned int pick_block_shift(uint64_t span, size_t nr_groups,
 	return shift;
 }
 
-/* Rules by use, most used first (ties in first-use order): small MTF codes, then small ULEBs. */
+/* Rules by use, most used first (ties in first-use order): most rows then name theirs in a nibble. */
 struct rule_use {
 	uint32_t idx, count;
 };
@@ -507,7 +507,6 @@ out:
 struct packer {
 	uint8_t *data;
 	size_t len, cap;
-	uint16_t mtf[UWT_MTF];
 };
 
 static int put_byte(struct packer *pk, uint8_t b)
@@ -528,25 +527,13 @@ static int put_uleb(struct packer *pk, uint32_t v)
 	return 0;
 }
 
-static void mtf_front(uint16_t *mtf, int pos, uint16_t rule)
-{
-	for (; pos > 0; pos--)
-		mtf[pos] = mtf[pos - 1];
-	mtf[0] = rule;
-}
-
 /* One row: DELTA is start - previous start - 1 (0 for a group's first row). */
 static int pack_row(struct packer *pk, uint32_t delta, uint32_t rule)
 {
-	int pos;
-
-	for (pos = 0; pos < UWT_MTF && pk->mtf[pos] != rule; pos++)
-		;
-	if (put_byte(pk, (uint8_t)((delta < 15 ? delta : 15) | (pos < UWT_MTF ? pos : 15) << 4)) ||
+	if (put_byte(pk, (uint8_t)((delta < 15 ? delta : 15) | (rule < 15 ? rule : 15) << 4)) ||
 	    (delta >= 15 && put_uleb(pk, delta - 15)) ||
-	    (pos == UWT_MTF && put_uleb(pk, rule)))
+	    (rule >= 15 && put_uleb(pk, rule - 15)))
 		return -1;
-	mtf_front(pk->mtf, pos < UWT_MTF ? pos : UWT_MTF - 1, (uint16_t)rule);
 	return 0;
 }
 
@@ -554,19 +541,15 @@ static int pack_groups(const struct out_rows *rows, const uint32_t *rule_idx,
 		       struct uwt_group *groups, struct packer *pk)
 {
 	size_t i;
-	int k;
 
 	for (i = 0; i < rows->n; i++) {
 		uint32_t off = (uint32_t)(rows->v[i].start - rows->text_start);
 		uint32_t delta = 0;
 
-		if (i % UWT_GROUP_ROWS == 0) {
+		if (i % UWT_GROUP_ROWS == 0)
 			groups[i / UWT_GROUP_ROWS] = (struct uwt_group){ off, (uint32_t)pk->len };
-			for (k = 0; k < UWT_MTF; k++)
-				pk->mtf[k] = (uint16_t)k;
-		} else {
+		else
 			delta = off - (uint32_t)(rows->v[i - 1].start - rows->text_start) - 1;
-		}
 		if (pack_row(pk, delta, rule_idx[i]))
 			return -1;
 	}

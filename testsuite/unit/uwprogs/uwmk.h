@@ -59,8 +59,7 @@ static inline size_t uwmk_uleb(u8 *p, u32 v)
  * Write a table for ROWS (sorted, distinct starts, rows[0].start is the
  * text start) ending at TEXT_END into BUF (8-byte aligned, CAP bytes).
  * Returns its length, or 0 when it does not fit or the input is bad.
- * Every rule is written as an escape with its index (never a move-to-front
- * position), so the decoder's list is exercised only by the builder's tables.
+ * Rules keep their first-use order (the builder sorts them by use).
  */
 static inline size_t uwmk_table(void *buf, size_t cap,
 				const struct uwmk_row *rows, u32 n,
@@ -106,10 +105,11 @@ static inline size_t uwmk_table(void *buf, size_t cap,
 			groups[i / UWT_GROUP_ROWS] = (struct uwt_group){ off, (u32)len };
 		for (j = 0; memcmp(&rules[j], &rows[i].rule, sizeof(rules[j])); j++)
 			;
-		data[len++] = (u8)((delta < 15 ? delta : 15) | 0xf0);
+		data[len++] = (u8)((delta < 15 ? delta : 15) | (j < 15 ? j : 15) << 4);
 		if (delta >= 15)
 			len += uwmk_uleb(data + len, delta - 15);
-		len += uwmk_uleb(data + len, j);
+		if (j >= 15)
+			len += uwmk_uleb(data + len, j - 15);
 	}
 	for (b = 0, g = 0; b <= nr_blocks && nr_groups; b++) {
 		u64 at = b < nr_blocks ? b * bs : span;
