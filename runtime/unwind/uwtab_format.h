@@ -25,11 +25,11 @@
  *          else start - previous start - 1, 15 meaning 15 + the ULEB;
  *   rule:  the rule's index, 15 meaning 15 + the ULEB.
  * Rules are sorted by use, so most rows take one byte (a third of the
- * 4-byte row of version 1), and a lookup reads each row of the group with
- * a nibble test or two (a move-to-front list of recent rules packs 5%
- * tighter but costs a lookup 3.6x the time). A group's bytes end where
- * the next group's begin. The text range [text_start, text_end) is cut
- * into blocks of 1 << block_shift bytes; blocks[b] is the last group
+ * 4-byte row of version 1), and a lookup steps over the rows before its
+ * own with a nibble test or two (a move-to-front list of recent rules packs
+ * 4% tighter, but a lookup then decodes every rule before its own). A
+ * group's bytes end where the next group's begin. The text range
+ * [text_start, text_end) is cut into blocks of 1 << block_shift bytes; blocks[b] is the last group
  * starting at or before block b, so a lookup binary-searches the few
  * groups between blocks[b] and blocks[b + 1] and decodes at most one group.
  *
