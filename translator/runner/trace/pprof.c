@@ -13,7 +13,7 @@
  * and no line, which pprof shows as the address.
  */
 #include "runner/trace/tout_int.h"
-#include "runner/trace/pb.h"
+#include "runner/trace/proto.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -43,9 +43,9 @@ struct pmap {
 
 struct pprof {
 	struct tout *t;
-	struct pb_strtab strs;
-	struct pb locs, funcs;	/* the repeated fields, as they are made */
-	struct pb sub, line, smp;	/* one message being made */
+	struct proto_strtab strs;
+	struct proto locs, funcs;	/* the repeated fields, as they are made */
+	struct proto sub, line, smp;	/* one message being made */
 	struct ktab loc_idx, fn_idx;
 	uint32_t nlocs, nfns, nmaps;
 	struct pmap *maps;	/* t->nmods of them, then the kernel */
@@ -78,11 +78,11 @@ static uint32_t pp_func(struct pprof *pp, uint64_t key, int64_t sym, const char 
 		return 0;
 	if (id == pp->nfns + 1) {
 		pp->nfns++;
-		pb_uint(&pp->sub, F_ID, id);
-		pb_int(&pp->sub, F_NAME, pb_str(&pp->strs, name));
-		pb_int(&pp->sub, F_SYSTEM_NAME, pb_str(&pp->strs, name));
-		pb_int(&pp->sub, F_FILENAME, pb_str(&pp->strs, file));
-		pb_msg(&pp->funcs, P_FUNCTION, &pp->sub);
+		proto_uint(&pp->sub, F_ID, id);
+		proto_int(&pp->sub, F_NAME, proto_str(&pp->strs, name));
+		proto_int(&pp->sub, F_SYSTEM_NAME, proto_str(&pp->strs, name));
+		proto_int(&pp->sub, F_FILENAME, proto_str(&pp->strs, file));
+		proto_msg(&pp->funcs, P_FUNCTION, &pp->sub);
 	}
 	return id;
 }
@@ -91,15 +91,15 @@ static uint32_t pp_func(struct pprof *pp, uint64_t key, int64_t sym, const char 
 static void pp_loc_write(struct pprof *pp, uint32_t id, uint32_t map, uint64_t addr,
 			 uint32_t fn, uint32_t line)
 {
-	pb_uint(&pp->sub, L_ID, id);
-	pb_uint(&pp->sub, L_MAPPING_ID, map);
-	pb_uint(&pp->sub, L_ADDRESS, addr);
+	proto_uint(&pp->sub, L_ID, id);
+	proto_uint(&pp->sub, L_MAPPING_ID, map);
+	proto_uint(&pp->sub, L_ADDRESS, addr);
 	if (fn) {
-		pb_uint(&pp->line, LN_FUNCTION_ID, fn);
-		pb_uint(&pp->line, LN_LINE, line);
-		pb_msg(&pp->sub, L_LINE, &pp->line);
+		proto_uint(&pp->line, LN_FUNCTION_ID, fn);
+		proto_uint(&pp->line, LN_LINE, line);
+		proto_msg(&pp->sub, L_LINE, &pp->line);
 	}
-	pb_msg(&pp->locs, P_LOCATION, &pp->sub);
+	proto_msg(&pp->locs, P_LOCATION, &pp->sub);
 }
 
 /* A user frame's name and line, from the tables of its file. */
@@ -192,16 +192,16 @@ static void pp_sample(struct pprof *pp, const struct tsample *s, uint64_t count,
 
 		ids[i] = pp_loc(pp, s->pid, kernel, addr);
 	}
-	pb_packed(&pp->smp, S_LOCATION_ID, ids, n);
-	pb_packed(&pp->smp, S_VALUE, &count, 1);
+	proto_packed(&pp->smp, S_LOCATION_ID, ids, n);
+	proto_packed(&pp->smp, S_VALUE, &count, 1);
 }
 
-static void pp_value_type(struct pprof *pp, struct pb *out, unsigned field, const char *type,
+static void pp_value_type(struct pprof *pp, struct proto *out, unsigned field, const char *type,
 			  const char *unit)
 {
-	pb_int(&pp->sub, VT_TYPE, pb_str(&pp->strs, type));
-	pb_int(&pp->sub, VT_UNIT, pb_str(&pp->strs, unit));
-	pb_msg(out, field, &pp->sub);
+	proto_int(&pp->sub, VT_TYPE, proto_str(&pp->strs, type));
+	proto_int(&pp->sub, VT_UNIT, proto_str(&pp->strs, unit));
+	proto_msg(out, field, &pp->sub);
 }
 
 /*
@@ -232,7 +232,7 @@ static size_t pp_main(struct pprof *pp)
 	return best;
 }
 
-static void pp_mappings(struct pprof *pp, struct pb *out)
+static void pp_mappings(struct pprof *pp, struct proto *out)
 {
 	size_t first = pp_main(pp);
 
@@ -244,35 +244,35 @@ static void pp_mappings(struct pprof *pp, struct pb *out)
 
 		if (!pm->id || (k && i == first))
 			continue;
-		pb_uint(&pp->sub, M_ID, pm->id);
+		proto_uint(&pp->sub, M_ID, pm->id);
 		if (m) {
 			const uint8_t *b = m->usable ? m->di.build_id.bytes : m->build_id;
 			size_t len = m->usable ? m->di.build_id.len : m->build_id_len;
 
 			for (size_t k = 0; k < len && k < 20; k++)
 				snprintf(id + 2 * k, 3, "%02x", b[k]);
-			pb_uint(&pp->sub, M_MEMORY_START, m->lo);
-			pb_uint(&pp->sub, M_MEMORY_LIMIT, m->hi);
-			pb_uint(&pp->sub, M_FILE_OFFSET, m->lo - m->base);
-			pb_int(&pp->sub, M_FILENAME, pb_str(&pp->strs, m->path));
-			pb_int(&pp->sub, M_BUILD_ID, pb_str(&pp->strs, id));
+			proto_uint(&pp->sub, M_MEMORY_START, m->lo);
+			proto_uint(&pp->sub, M_MEMORY_LIMIT, m->hi);
+			proto_uint(&pp->sub, M_FILE_OFFSET, m->lo - m->base);
+			proto_int(&pp->sub, M_FILENAME, proto_str(&pp->strs, m->path));
+			proto_int(&pp->sub, M_BUILD_ID, proto_str(&pp->strs, id));
 		} else {
-			pb_uint(&pp->sub, M_MEMORY_START, pm->lo);
-			pb_uint(&pp->sub, M_MEMORY_LIMIT, pm->hi);
-			pb_int(&pp->sub, M_FILENAME, pb_str(&pp->strs, "[kernel.kallsyms]"));
+			proto_uint(&pp->sub, M_MEMORY_START, pm->lo);
+			proto_uint(&pp->sub, M_MEMORY_LIMIT, pm->hi);
+			proto_int(&pp->sub, M_FILENAME, proto_str(&pp->strs, "[kernel.kallsyms]"));
 		}
-		pb_uint(&pp->sub, M_HAS_FUNCTIONS, pm->functions);
-		pb_uint(&pp->sub, M_HAS_FILENAMES, pm->files);
-		pb_uint(&pp->sub, M_HAS_LINE_NUMBERS, pm->lines);
-		pb_msg(out, P_MAPPING, &pp->sub);
+		proto_uint(&pp->sub, M_HAS_FUNCTIONS, pm->functions);
+		proto_uint(&pp->sub, M_HAS_FILENAMES, pm->files);
+		proto_uint(&pp->sub, M_HAS_LINE_NUMBERS, pm->lines);
+		proto_msg(out, P_MAPPING, &pp->sub);
 	}
 }
 
 /* The whole profile message into OUT. */
-static int pp_build(struct pprof *pp, struct pb *out)
+static int pp_build(struct pprof *pp, struct proto *out)
 {
 	struct tout *t = pp->t;
-	struct pb samples = { 0 };
+	struct proto samples = { 0 };
 	uint64_t *ids;
 	size_t maxn = 1;
 
@@ -287,7 +287,7 @@ static int pp_build(struct pprof *pp, struct pb *out)
 	}
 	cmp_t = t;
 	tout_sort(t->samples, t->nsamples, sizeof(*t->samples), sample_cmp);
-	pb_str(&pp->strs, "");
+	proto_str(&pp->strs, "");
 	pp_value_type(pp, out, P_SAMPLE_TYPE, "samples", "count");
 	for (size_t i = 0, j; i < t->nsamples; i = j) {
 		uint64_t count = 0;
@@ -295,25 +295,25 @@ static int pp_build(struct pprof *pp, struct pb *out)
 		for (j = i; j < t->nsamples && !sample_cmp(&t->samples[i], &t->samples[j]); j++)
 			count += t->samples[j].count;
 		pp_sample(pp, &t->samples[i], count, ids);
-		pb_msg(&samples, P_SAMPLE, &pp->smp);
+		proto_msg(&samples, P_SAMPLE, &pp->smp);
 	}
 	free(ids);
-	pb_put(out, samples.buf, samples.len);
+	proto_put(out, samples.buf, samples.len);
 	out->oom |= samples.oom;
-	pb_free(&samples);
+	proto_free(&samples);
 	pp_mappings(pp, out);
-	pb_put(out, pp->locs.buf, pp->locs.len);
-	pb_put(out, pp->funcs.buf, pp->funcs.len);
+	proto_put(out, pp->locs.buf, pp->locs.len);
+	proto_put(out, pp->funcs.buf, pp->funcs.len);
 	out->oom |= pp->locs.oom || pp->funcs.oom || pp->sub.oom || pp->line.oom || pp->smp.oom;
-	pb_uint(out, P_TIME_NANOS, t->open_ns);
-	pb_uint(out, P_DURATION_NANOS, tout_wall_ns() - t->open_ns);
+	proto_uint(out, P_TIME_NANOS, t->open_ns);
+	proto_uint(out, P_DURATION_NANOS, tout_wall_ns() - t->open_ns);
 	if (t->period_ns)
 		pp_value_type(pp, out, P_PERIOD_TYPE, "cpu", "nanoseconds");
 	else
 		pp_value_type(pp, out, P_PERIOD_TYPE, "events", "count");
-	pb_uint(out, P_PERIOD, t->period);
+	proto_uint(out, P_PERIOD, t->period);
 	/* last: every string is known now */
-	pb_strings(out, P_STRING_TABLE, &pp->strs);
+	proto_strings(out, P_STRING_TABLE, &pp->strs);
 	return out->oom ? -1 : 0;
 }
 
@@ -345,18 +345,18 @@ static int pp_gzip(FILE *f, const void *data, size_t len)
 static int pprof_write(struct tout *t, FILE *f)
 {
 	struct pprof pp = { .t = t };
-	struct pb out = { 0 };
+	struct proto out = { 0 };
 	int rc = pp_build(&pp, &out);
 
 	if (!rc)
 		rc = pp_gzip(f, out.buf ? out.buf : (const uint8_t *)"", out.len);
-	pb_free(&out);
-	pb_free(&pp.locs);
-	pb_free(&pp.funcs);
-	pb_free(&pp.sub);
-	pb_free(&pp.line);
-	pb_free(&pp.smp);
-	pb_strtab_free(&pp.strs);
+	proto_free(&out);
+	proto_free(&pp.locs);
+	proto_free(&pp.funcs);
+	proto_free(&pp.sub);
+	proto_free(&pp.line);
+	proto_free(&pp.smp);
+	proto_strtab_free(&pp.strs);
 	ktab_free(&pp.loc_idx);
 	ktab_free(&pp.fn_idx);
 	free(pp.maps);

@@ -1,17 +1,17 @@
 /*
- * pb.c - protobuf wire format, written by hand: a field is a key (field
+ * proto.c - protobuf wire format, written by hand: a field is a key (field
  * number << 3 | wire type) then a varint (type 0) or a length and bytes
  * (type 2). Only what profile.proto uses is here.
  */
-#include "runner/trace/pb.h"
+#include "runner/trace/proto.h"
 #include "base/base.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-enum { PB_VARINT = 0, PB_LEN = 2 };
+enum { PROTO_VARINT = 0, PROTO_LEN = 2 };
 
-void pb_put(struct pb *b, const void *data, size_t len)
+void proto_put(struct proto *b, const void *data, size_t len)
 {
 	if (b->len + len > b->cap) {
 		size_t cap = b->cap ? b->cap : 256;
@@ -32,7 +32,7 @@ void pb_put(struct pb *b, const void *data, size_t len)
 	b->len += len;
 }
 
-void pb_varint(struct pb *b, uint64_t v)
+void proto_varint(struct proto *b, uint64_t v)
 {
 	char buf[10];
 	size_t n = 0;
@@ -44,58 +44,58 @@ void pb_varint(struct pb *b, uint64_t v)
 			buf[n] |= 0x80;
 		n++;
 	} while (v);
-	pb_put(b, buf, n);
+	proto_put(b, buf, n);
 }
 
-static void pb_key(struct pb *b, unsigned field, unsigned type)
+static void proto_key(struct proto *b, unsigned field, unsigned type)
 {
-	pb_varint(b, (uint64_t)field << 3 | type);
+	proto_varint(b, (uint64_t)field << 3 | type);
 }
 
-void pb_uint0(struct pb *b, unsigned field, uint64_t v)
+void proto_uint0(struct proto *b, unsigned field, uint64_t v)
 {
-	pb_key(b, field, PB_VARINT);
-	pb_varint(b, v);
+	proto_key(b, field, PROTO_VARINT);
+	proto_varint(b, v);
 }
 
-void pb_uint(struct pb *b, unsigned field, uint64_t v)
+void proto_uint(struct proto *b, unsigned field, uint64_t v)
 {
 	if (v)
-		pb_uint0(b, field, v);
+		proto_uint0(b, field, v);
 }
 
-void pb_int(struct pb *b, unsigned field, int64_t v)
+void proto_int(struct proto *b, unsigned field, int64_t v)
 {
-	pb_uint(b, field, (uint64_t)v);
+	proto_uint(b, field, (uint64_t)v);
 }
 
-void pb_bytes(struct pb *b, unsigned field, const void *data, size_t len)
+void proto_bytes(struct proto *b, unsigned field, const void *data, size_t len)
 {
-	pb_key(b, field, PB_LEN);
-	pb_varint(b, len);
-	pb_put(b, data, len);
+	proto_key(b, field, PROTO_LEN);
+	proto_varint(b, len);
+	proto_put(b, data, len);
 }
 
-void pb_msg(struct pb *b, unsigned field, struct pb *sub)
+void proto_msg(struct proto *b, unsigned field, struct proto *sub)
 {
-	pb_bytes(b, field, sub->buf, sub->len);
+	proto_bytes(b, field, sub->buf, sub->len);
 	b->oom |= sub->oom;
 	sub->len = 0;
 }
 
-void pb_packed(struct pb *b, unsigned field, const uint64_t *v, size_t n)
+void proto_packed(struct proto *b, unsigned field, const uint64_t *v, size_t n)
 {
-	struct pb tmp = { 0 };
+	struct proto tmp = { 0 };
 
 	if (!n)
 		return;
 	for (size_t i = 0; i < n; i++)
-		pb_varint(&tmp, v[i]);
-	pb_msg(b, field, &tmp);
-	pb_free(&tmp);
+		proto_varint(&tmp, v[i]);
+	proto_msg(b, field, &tmp);
+	proto_free(&tmp);
 }
 
-void pb_free(struct pb *b)
+void proto_free(struct proto *b)
 {
 	free(b->buf);
 	memset(b, 0, sizeof(*b));
@@ -103,7 +103,7 @@ void pb_free(struct pb *b)
 
 /* --- string table -------------------------------------------------------- */
 
-static bool pb_strtab_rehash(struct pb_strtab *t)
+static bool proto_strtab_rehash(struct proto_strtab *t)
 {
 	size_t n = t->nslots ? t->nslots * 2 : 256;
 	uint32_t *slots = calloc(n, sizeof(*slots));
@@ -123,7 +123,7 @@ static bool pb_strtab_rehash(struct pb_strtab *t)
 	return true;
 }
 
-static bool pb_strtab_add(struct pb_strtab *t, const char *s)
+static bool proto_strtab_add(struct proto_strtab *t, const char *s)
 {
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 64;
@@ -141,22 +141,22 @@ static bool pb_strtab_add(struct pb_strtab *t, const char *s)
 	return true;
 }
 
-int64_t pb_str(struct pb_strtab *t, const char *s)
+int64_t proto_str(struct proto_strtab *t, const char *s)
 {
 	size_t j;
 
-	if (!t->n && !pb_strtab_add(t, ""))
+	if (!t->n && !proto_strtab_add(t, ""))
 		t->oom = true;
 	if (!s || !*s || t->oom)
 		return 0;
-	if ((t->n + 1) * 2 > t->nslots && !pb_strtab_rehash(t)) {
+	if ((t->n + 1) * 2 > t->nslots && !proto_strtab_rehash(t)) {
 		t->oom = true;
 		return 0;
 	}
 	for (j = hash_str(s) & (t->nslots - 1); t->slots[j]; j = (j + 1) & (t->nslots - 1))
 		if (!strcmp(t->strs[t->slots[j] - 1], s))
 			return t->slots[j] - 1;
-	if (!pb_strtab_add(t, s)) {
+	if (!proto_strtab_add(t, s)) {
 		t->oom = true;
 		return 0;
 	}
@@ -164,18 +164,18 @@ int64_t pb_str(struct pb_strtab *t, const char *s)
 	return t->n - 1;
 }
 
-void pb_strings(struct pb *b, unsigned field, const struct pb_strtab *t)
+void proto_strings(struct proto *b, unsigned field, const struct proto_strtab *t)
 {
 	if (!t->n) {
-		pb_bytes(b, field, "", 0);
+		proto_bytes(b, field, "", 0);
 		return;
 	}
 	b->oom |= t->oom;
 	for (size_t i = 0; i < t->n; i++)
-		pb_bytes(b, field, t->strs[i], strlen(t->strs[i]));
+		proto_bytes(b, field, t->strs[i], strlen(t->strs[i]));
 }
 
-void pb_strtab_free(struct pb_strtab *t)
+void proto_strtab_free(struct proto_strtab *t)
 {
 	for (size_t i = 0; i < t->n; i++)
 		free(t->strs[i]);
