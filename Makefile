@@ -73,7 +73,7 @@ FUZZ_BINS := $(addprefix $(B)/fuzz/,$(FUZZERS))
 # Debian packages: one idempotent step for build, demo and tests.
 DEB_PKGS := build-essential gcc g++ make bc libelf-dev libdw-dev libiberty-dev liblzma-dev zlib1g-dev \
 	linux-image-amd64 linux-headers-amd64 linux-headers-cloud-amd64 linux-headers-rt-amd64 \
-	qemu-system-x86 util-linux kmod libc6-dbg \
+	qemu-system-x86 util-linux kmod libc6-dbg golang-go protobuf-compiler \
 	clang libclang-rt-14-dev llvm libcapstone-dev qemu-user valgrind lcov gdb strace \
 	groff-base man-db libxml2-utils nodejs \
 	python3.11 libpython3.11

@@ -46,6 +46,14 @@ test_fmt_writers_CFLAGS := -DFMT_SRC_DIR='"$(abspath .)"'
 test_fmt_stream_CFLAGS := -DFMT_SRC_DIR='"$(abspath .)"'
 $(B)/unit/test_fmt_writers: $(FMT_HDRS) $(wildcard translator/elf/*.h runtime/unwind/sym*.h)
 
+# the protobuf encoder and the pprof writer, read back by protoc and go tool pprof
+UNIT_TESTS += test_pprof
+test_pprof_SRCS := testsuite/unit/test_pprof.c testsuite/unit/test_fmt_lib.c $(FMT_ALL_SRCS) \
+	$(FMT_QTOOLS)
+test_pprof_LIBS := $(FMT_LIBS)
+test_pprof_CFLAGS := -DFMT_SRC_DIR='"$(abspath .)"'
+$(B)/unit/test_pprof: $(FMT_HDRS) $(wildcard translator/elf/*.h runtime/unwind/sym*.h)
+
 # --- tools --------------------------------------------------------------------
 
 ALL_EXTRA += $(B)/fmt-ptrace $(B)/fmt-dump

@@ -55,7 +55,7 @@ struct tout_stats {
 	uint32_t modules;
 };
 
-/* The formats, streaming ones first: "qtrace, lackey, drcov, callgrind, lcov". */
+/* The formats, streaming ones first: "qtrace, lackey, drcov, callgrind, lcov, pprof". */
 const char *tout_formats(void);
 /* NAME (LEN bytes, not necessarily NUL-terminated) is one of them. */
 bool tout_format_known(const char *name, size_t len);

@@ -1,6 +1,6 @@
 /*
  * writers.c - every trace format the runner writes from a whole run (drcov,
- * callgrind, lcov, and pprof from sampled stacks): a file each and a row here. The streaming formats
+ * callgrind, lcov; pprof, of sampled stacks): a file each and a row here. The streaming formats
  * (qtrace, lackey) are the encoders of runtime/formats/ (stream.c's table),
  * which tout.c runs on raw steps as the module does.
  */
