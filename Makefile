@@ -126,6 +126,8 @@ demo: deps
 	@$(MAKE) --no-print-directory all testsuite-progs
 	$(B)/utap --vm --ldd examples/read-stacks.stp -c 'ls -l /usr/lib'
 	$(B)/utap --vm examples/insn-trace-call.stp /usr/lib/x86_64-linux-gnu/libc.so.6 getenv -c 'ls /'
+	$(B)/utap --vm --ldd examples/profile-pprof.stp -c '$(B)/progs/ex_work cpu 1' -o $(B)/demo.pb.gz
+	go tool pprof -top -nodecount=12 $(B)/demo.pb.gz
 
 
 clean:

@@ -172,27 +172,35 @@ static bool gunzip(const char *gz, const char *raw)
 	return fclose(out) == 0 && n == 0;
 }
 
+/* The exit status of shell command FMT with FILE for its %s; its output in *TEXT. */
+static int run_on(const char *fmt, const char *file, char **text)
+{
+	char *cmd;
+	int rc;
+
+	if (asprintf(&cmd, fmt, file) < 0)
+		exit(2);
+	rc = run_cmd(cmd, text);
+	free(cmd);
+	return rc;
+}
+
 TEST(profile_decodes)
 {
 	struct tout_stats st;
-	char *out = write_profile(&st), *raw = path_in(dir, "p.pb"), *cmd, *text;
+	char *out = write_profile(&st), *raw = path_in(dir, "p.pb"), *text;
 
 	CHECK_INT(st.samples, 5);
 	CHECK_INT(st.samples_lost, 1);
 	CHECK(gunzip(out, raw));
 	/* protoc's own parser: the wire format is valid, the strings are in field 6 */
-	if (asprintf(&cmd, "protoc --decode_raw < %s", raw) < 0)
-		exit(2);
-	CHECK_INT(run_cmd(cmd, &text), 0);
+	CHECK_INT(run_on("protoc --decode_raw < %s", raw, &text), 0);
 	CHECK(strstr(text, "6: \"\"\n6: \"samples\"\n6: \"count\"\n") != NULL);
 	CHECK(strstr(text, "6: \"loop\"\n") && strstr(text, "6: \"_start\"\n") != NULL);
 	CHECK(strstr(text, "12: 1000000\n") != NULL);
 	free(text);
-	free(cmd);
 	/* pprof's: samples with their counts, locations with lines, the mapping and period */
-	if (asprintf(&cmd, "go tool pprof -raw %s", out) < 0)
-		exit(2);
-	CHECK_INT(run_cmd(cmd, &text), 0);
+	CHECK_INT(run_on("go tool pprof -raw %s", out, &text), 0);
 	CHECK(strstr(text, "PeriodType: cpu nanoseconds\nPeriod: 1000000\n") != NULL);
 	CHECK(strstr(text, "Samples:\nsamples/count\n") != NULL);
 	CHECK(strstr(text, "          3: 1 2 \n") != NULL);
@@ -203,14 +211,10 @@ TEST(profile_decodes)
 	CHECK(has_line(text, "1: 0x401000/0x402000/0x1000 %s/fmt  [FN][FL][LN]\n"));
 	CHECK(strstr(text, "2: 0xffffffff81000010/0xffffffff81000011/0x0 [kernel.kallsyms]") != NULL);
 	free(text);
-	free(cmd);
 	/* the deep sample whole: loop on top of 99 frames of _start (and 3 more in the others) */
-	if (asprintf(&cmd, "go tool pprof -traces %s | grep -c '^             _start$'", out) < 0)
-		exit(2);
-	CHECK_INT(run_cmd(cmd, &text), 0);
+	CHECK_INT(run_on("go tool pprof -traces %s | grep -c '^             _start$'", out, &text), 0);
 	CHECK_STR(text, "102\n");
 	free(text);
-	free(cmd);
 	free(raw);
 	free(out);
 }

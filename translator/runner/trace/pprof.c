@@ -141,7 +141,7 @@ static uint32_t pp_loc(struct pprof *pp, uint32_t pid, bool kernel, uint64_t add
 	pp->nlocs++;
 	if (kernel) {
 		const char *name;
-		int64_t sym = tksym_lookup(pp->t, addr, &name);
+		int64_t sym = tksym_lookup(addr, &name);
 
 		map = pp_map(pp, -1, addr);
 		if (name) {

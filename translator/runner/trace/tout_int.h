@@ -168,9 +168,6 @@ struct tout {
 	uint64_t period;		/* of the first sample */
 	bool period_ns;
 	uint64_t open_ns;		/* when the trace was opened (CLOCK_REALTIME) */
-	struct tksym *ksyms;		/* sorted by address; loaded by tksym_load() */
-	size_t nksyms;
-	bool ksyms_loaded;
 
 	struct streams *streams;
 	bool own_streams;
@@ -222,7 +219,7 @@ void tsample_feed(struct tout *t, const struct utap_trace_sample *hdr, const uin
 void tsample_finish(struct tout *t);
 void tsample_free(struct tout *t);
 /* The kernel text symbol holding ADDR: its index, or -1 (name in *NAME). */
-int64_t tksym_lookup(struct tout *t, uint64_t addr, const char **name);
+int64_t tksym_lookup(uint64_t addr, const char **name);
 
 /* tout.c: fopen() the output (path) or fdopen() a dup of the fd, for the aggregate writers */
 FILE *tout_output(struct tout *t, char *err, size_t errsize);

@@ -111,14 +111,21 @@ static int ksym_cmp(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/* The running kernel's, read once per process: it does not change under a run. */
+static struct {
+	struct tksym *syms;	/* sorted by address */
+	size_t n;
+	bool loaded;
+} kall;
+
 /* Text symbols of /proc/kallsyms (module symbols too); none if addresses are hidden. */
-static void tksym_load(struct tout *t)
+static void tksym_load(void)
 {
 	char line[512];
 	size_t cap = 0;
 	FILE *f;
 
-	t->ksyms_loaded = true;
+	kall.loaded = true;
 	f = fopen("/proc/kallsyms", "re");
 	if (!f)
 		return;
@@ -129,36 +136,36 @@ static void tksym_load(struct tout *t)
 		if (sscanf(line, "%llx %c %255s", &addr, &type, name) != 3 || !addr ||
 		    !strchr("tTwW", type))
 			continue;
-		if (!tout_grow((void **)&t->ksyms, &cap, t->nksyms + 1, sizeof(*t->ksyms)))
+		if (!tout_grow((void **)&kall.syms, &cap, kall.n + 1, sizeof(*kall.syms)))
 			break;
-		t->ksyms[t->nksyms].addr = addr;
-		t->ksyms[t->nksyms].name = strdup(name);
-		if (t->ksyms[t->nksyms].name)
-			t->nksyms++;
+		kall.syms[kall.n].addr = addr;
+		kall.syms[kall.n].name = strdup(name);
+		if (kall.syms[kall.n].name)
+			kall.n++;
 	}
 	fclose(f);
-	tout_sort(t->ksyms, t->nksyms, sizeof(*t->ksyms), ksym_cmp);
+	tout_sort(kall.syms, kall.n, sizeof(*kall.syms), ksym_cmp);
 }
 
-int64_t tksym_lookup(struct tout *t, uint64_t addr, const char **name)
+int64_t tksym_lookup(uint64_t addr, const char **name)
 {
 	size_t lo = 0, hi;
 
-	if (!t->ksyms_loaded)
-		tksym_load(t);
-	hi = t->nksyms;
+	if (!kall.loaded)
+		tksym_load();
+	hi = kall.n;
 	*name = NULL;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (t->ksyms[mid].addr <= addr)
+		if (kall.syms[mid].addr <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	if (!lo)
 		return -1;
-	*name = t->ksyms[lo - 1].name;
+	*name = kall.syms[lo - 1].name;
 	return (int64_t)(lo - 1);
 }
 
@@ -166,10 +173,7 @@ void tsample_free(struct tout *t)
 {
 	for (size_t i = 0; i < t->npend; i++)
 		free(t->pend[i].pcs);
-	for (size_t i = 0; i < t->nksyms; i++)
-		free(t->ksyms[i].name);
 	free(t->pend);
 	free(t->samples);
 	free(t->spcs);
-	free(t->ksyms);
 }
