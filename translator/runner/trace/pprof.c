@@ -182,8 +182,8 @@ static int sample_cmp(const void *a, const void *b)
 /* One sample: its locations, leaf first, and its count. */
 static void pp_sample(struct pprof *pp, const struct tsample *s, uint64_t count, uint64_t *ids)
 {
-	const uint64_t *pcs = pp->t->spcs + s->off;
 	size_t n = (size_t)s->nkernel + s->nuser;
+	const uint64_t *pcs = n ? pp->t->spcs + s->off : NULL;
 
 	for (size_t i = 0; i < n; i++) {
 		bool kernel = i < s->nkernel;

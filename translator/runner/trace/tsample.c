@@ -45,7 +45,8 @@ static void pend_commit(struct tout *t, struct tpend *p)
 		t->st.samples_lost++;
 		return;
 	}
-	memcpy(t->spcs + t->nspcs, p->pcs, n * sizeof(*p->pcs));
+	if (n)	/* a sample without frames has none to keep */
+		memcpy(t->spcs + t->nspcs, p->pcs, n * sizeof(*p->pcs));
 	p->s.off = t->nspcs;
 	p->s.count = 1;
 	t->nspcs += n;
