@@ -284,11 +284,13 @@ void tmod_load(struct tout *t, struct tmod *m)
 	if (!strcmp(m->path, "linux-vdso.so.1") ? tmod_open_vdso(m) :
 	    utap_debuginfo_open(&m->di, m->path, t->debug_root, UTAP_DI_ALL))
 		return;
+	m->di_open = true;
 	if (m->build_id_len && (m->di.build_id.len != m->build_id_len ||
 				memcmp(m->di.build_id.bytes, m->build_id, m->build_id_len))) {
 		fprintf(stderr, "WARNING: trace: %s changed on disk since it was traced "
 			"(build-id differs); no symbols or lines for it\n", m->path);
 		utap_debuginfo_close(&m->di);
+		m->di_open = false;
 		return;
 	}
 	m->usable = true;
@@ -335,6 +337,7 @@ void tmod_free(struct tmod *m)
 	utap_blob_free(&m->symblob);
 	utap_blob_free(&m->lineblob);
 	elf_plt_free(&m->plt);
-	utap_debuginfo_close(&m->di);
+	if (m->di_open)	/* a zeroed debuginfo's descriptors are 0: stdin */
+		utap_debuginfo_close(&m->di);
 	free(m->image);
 }

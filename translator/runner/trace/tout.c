@@ -626,8 +626,13 @@ int tout_close(struct tout *t, struct tout_stats *st, char *err, size_t errsize)
 		if (!f) {
 			rc = -1;
 		} else {
-			t->writer->write(t, f);
+			bool failed = t->writer->write(t, f) < 0;
+
 			rc = tout_finish(t, f, err, errsize);
+			if (failed && !rc) {
+				snprintf(err, errsize, "%s: out of memory", t->o.format);
+				rc = -1;
+			}
 		}
 	}
 	if (st)

@@ -39,6 +39,7 @@ struct tmod {
 	uint8_t build_id_len;
 
 	bool loaded;		/* tables tried (tmod_load) */
+	bool di_open;		/* di holds open files */
 	bool usable;		/* the file on disk is the traced one */
 	struct utap_debuginfo di;
 	void *image;		/* the vDSO's copy that di reads, or NULL */
