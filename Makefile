@@ -73,7 +73,7 @@ FUZZ_BINS := $(addprefix $(B)/fuzz/,$(FUZZERS))
 # Debian packages: one idempotent step for build, demo and tests.
 DEB_PKGS := build-essential gcc g++ make bc libelf-dev libdw-dev libiberty-dev liblzma-dev zlib1g-dev \
 	linux-image-amd64 linux-headers-amd64 linux-headers-cloud-amd64 linux-headers-rt-amd64 \
-	qemu-system-x86 util-linux kmod libc6-dbg \
+	qemu-system-x86 util-linux kmod libc6-dbg golang-go protobuf-compiler \
 	clang libclang-rt-14-dev llvm libcapstone-dev qemu-user valgrind lcov gdb strace \
 	groff-base man-db libxml2-utils nodejs \
 	python3.11 libpython3.11
@@ -126,6 +126,8 @@ demo: deps
 	@$(MAKE) --no-print-directory all testsuite-progs
 	$(B)/utap --vm --ldd examples/read-stacks.stp -c 'ls -l /usr/lib'
 	$(B)/utap --vm examples/insn-trace-call.stp /usr/lib/x86_64-linux-gnu/libc.so.6 getenv -c 'ls /'
+	$(B)/utap --vm --ldd examples/profile-pprof.stp -c '$(B)/progs/ex_work cpu 1' -o $(B)/demo.pb.gz
+	go tool pprof -top -nodecount=12 $(B)/demo.pb.gz
 
 
 clean:

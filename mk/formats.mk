@@ -12,7 +12,8 @@
 FMT_RT_SRCS   := runtime/formats/qtrace.c runtime/formats/lackey.c runtime/formats/stream.c
 FMT_RUN_SRCS  := translator/runner/trace/tout.c translator/runner/trace/tmod.c \
 	translator/runner/trace/writers.c translator/runner/trace/drcov.c \
-	translator/runner/trace/callgrind.c translator/runner/trace/lcov.c
+	translator/runner/trace/callgrind.c translator/runner/trace/lcov.c \
+	translator/runner/trace/pprof.c translator/runner/trace/proto.c translator/runner/trace/tsample.c
 FMT_READ_SRCS := translator/runner/trace/qtrace_read.c translator/runner/trace/drcov_read.c
 # qtrace as qtrace-tools read it: the tests' independent reader (fmt-dump -t)
 FMT_QTOOLS    := testsuite/unit/qtools_read.c
@@ -44,6 +45,14 @@ test_fmt_writers_LIBS := $(FMT_LIBS)
 test_fmt_writers_CFLAGS := -DFMT_SRC_DIR='"$(abspath .)"'
 test_fmt_stream_CFLAGS := -DFMT_SRC_DIR='"$(abspath .)"'
 $(B)/unit/test_fmt_writers: $(FMT_HDRS) $(wildcard translator/elf/*.h runtime/unwind/sym*.h)
+
+# the protobuf encoder and the pprof writer, read back by protoc and go tool pprof
+UNIT_TESTS += test_pprof
+test_pprof_SRCS := testsuite/unit/test_pprof.c testsuite/unit/test_fmt_lib.c $(FMT_ALL_SRCS) \
+	$(FMT_QTOOLS)
+test_pprof_LIBS := $(FMT_LIBS)
+test_pprof_CFLAGS := -DFMT_SRC_DIR='"$(abspath .)"'
+$(B)/unit/test_pprof: $(FMT_HDRS) $(wildcard translator/elf/*.h runtime/unwind/sym*.h)
 
 # --- tools --------------------------------------------------------------------
 

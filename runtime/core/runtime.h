@@ -52,6 +52,17 @@ struct utap_ustack {
 };
 
 /*
+ * A kernel backtrace (runtime/unwind/kcontext.c). In the context, not in
+ * static per-CPU data: modules share a few kilobytes of that, too little
+ * for a deep MAXBACKTRACE.
+ */
+struct utap_kstack {
+	u32 nr;
+	bool none;		/* no kernel context: a probe that fired in user mode */
+	u64 pcs[MAXBACKTRACE];
+};
+
+/*
  * Per-CPU probe context: stap's model. Locals live here, not on the small
  * kernel stack, one frame per call depth; a probe that fires while the
  * context is busy (a nested probe on the same CPU) is skipped and counted.
@@ -64,6 +75,7 @@ struct utap_context {
 	void *probe_data;		/* the family's per-hit data (e.g. a return instance) */
 	bool pc_is_ra;			/* regs->ip is a return address (uretprobe) */
 	struct utap_ustack ustack;
+	struct utap_kstack kstack;	/* the last kernel walk on this CPU */
 	int nesting;			/* function call depth */
 	long actionremaining;		/* MAXACTION budget */
 	const char *last_error;		/* set by a failing statement */

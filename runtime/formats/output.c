@@ -88,7 +88,8 @@ static const struct utap_fmt_codec *utap_fmt_selected_codec(void)
  */
 static void utap_itrace_output(struct utap_context *c, const char *name, const char *path)
 {
-	char buf[16 + 16 + MAXSTRINGLEN];
+	/* in the context's error buffer, unused unless an error is set: not on the stack */
+	char *buf = c->error_buf;
 	int fmt, old, i;
 	const char *n;
 	size_t len;
@@ -115,7 +116,14 @@ static void utap_itrace_output(struct utap_context *c, const char *name, const c
 		}
 		return;
 	}
-	len = scnprintf(buf, sizeof(buf), "itrace_output %s%s%s", name, path[0] ? " " : "", path);
+	if (strlen(name) + strlen(path) + 16 > MAXSTRINGLEN) {
+		snprintf(c->error_buf, sizeof(c->error_buf),
+			 "itrace_output: the path is too long (at most %d bytes with MAXSTRINGLEN %d)",
+			 MAXSTRINGLEN - 16 - (int)strlen(name), MAXSTRINGLEN);
+		c->last_error = c->error_buf;
+		return;
+	}
+	len = scnprintf(buf, MAXSTRINGLEN, "itrace_output %s%s%s", name, path[0] ? " " : "", path);
 	utap_transport_write(UTAP_REC_EVENT, 0, buf, len, 0);
 }
 

@@ -22,6 +22,7 @@ enum utap_trace_kind {
 	UTAP_TRACE_MAP = 2,	/* an executable file mapping of a traced process */
 	UTAP_TRACE_THREAD = 3,	/* a thread starts or stops being traced */
 	UTAP_TRACE_LOST = 4,	/* instructions that ran but were not recorded */
+	UTAP_TRACE_SAMPLE = 5,	/* (a piece of) one sampled stack: tapsets/pprof.stp */
 };
 
 /* flags of a step */
@@ -81,6 +82,38 @@ struct utap_trace_lost {
 	u32 tid;
 	u64 count;		/* instructions executed but not recorded (full buffer); 0 when
 			 * the number cannot be known (a request that took effect late) */
+};
+
+/* flags of a sample piece */
+enum {
+	UTAP_SAMPLE_FIRST = 1 << 0,	/* the sample's first piece */
+	UTAP_SAMPLE_LAST = 1 << 1,	/* its last piece */
+	UTAP_SAMPLE_NS = 1 << 2,	/* period is in nanoseconds of CPU time (else events) */
+};
+
+/*
+ * One sample's stacks, kernel frames first, then user frames, each part
+ * innermost first (the addresses as walked: frame 0 is where the sample
+ * hit, the others are return addresses). A ring-buffer record holds less
+ * than a page, so a deep stack comes in pieces: consecutive records of one
+ * CPU with the same seq, first counting up from 0. The user frames' files
+ * arrive as UTAP_TRACE_MAP records before the first sample that needs them.
+ */
+struct utap_trace_sample {
+	u16 kind;		/* UTAP_TRACE_SAMPLE */
+	u16 size;		/* sizeof + 8 * n */
+	u32 tid;
+	u32 pid;
+	u16 cpu;
+	u16 flags;		/* UTAP_SAMPLE_* */
+	u32 seq;		/* the sample's number on its CPU */
+	u16 nkernel;		/* kernel frames of the whole sample */
+	u16 nuser;		/* user frames of the whole sample */
+	u16 first;		/* index of pcs[0] in the sample's frames */
+	u16 n;			/* frames in this piece */
+	u32 pad;
+	u64 period;		/* what one sample stands for */
+	u64 pcs[];
 };
 
 #endif

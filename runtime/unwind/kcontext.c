@@ -17,18 +17,9 @@
 
 #include "unwind/render.c"
 
-/* One walk's frames: per CPU, as probes on one CPU never run nested. */
-struct utap_kstack {
-	u32 nr;
-	bool none;		/* no kernel context: a probe that fired in user mode */
-	u64 pcs[MAXBACKTRACE];
-};
-
-static DEFINE_PER_CPU(struct utap_kstack, utap_kstacks);
-
 static struct utap_kstack *utap_kstack_get(struct utap_context *c)
 {
-	struct utap_kstack *ks = this_cpu_ptr(&utap_kstacks);
+	struct utap_kstack *ks = &c->kstack;
 	struct pt_regs *regs = c->regs;
 	struct unwind_state state;
 

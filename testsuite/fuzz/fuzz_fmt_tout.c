@@ -1,14 +1,15 @@
 /*
  * fuzz_fmt_tout.c - libFuzzer target for the runner's trace writers
- * (translator/runner/trace/tout.c and the drcov, callgrind, lcov writers): the
+ * (translator/runner/trace/tout.c and the drcov, callgrind, lcov, pprof writers): the
  * input is a trace payload as the module sends it, records of every kind
  * with arbitrary fields, fed in pieces of whole records (as the runner
  * gets them) of arbitrary sizes.
  *
  * Checks: no crash or leak, the counters add up (steps counted = step
  * records accepted), and a drcov file written from any input is read back
- * by the project's drcov reader with the same number of blocks. Map paths
- * are replaced by a path that does not exist, so no real file is opened.
+ * by the project's drcov reader with the same number of blocks, and a pprof
+ * file is gzip. Map paths are replaced by a path that does not exist, so no
+ * real file is opened.
  */
 #include "runner/trace/tout.h"
 #include "formats/stream.h"
@@ -55,7 +56,8 @@ static uint8_t *sanitize(const uint8_t *data, size_t size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const char *const formats[] = { "drcov", "callgrind", "lcov", "qtrace", "lackey" };
+	static const char *const formats[] = { "drcov", "callgrind", "lcov", "qtrace", "lackey",
+					      "pprof" };
 	int fd = memfd_create("fuzz", 0);
 	struct tout_opts o = { .fd = fd, .qt_isa = UTAP_QT_ISA_X86 };
 	struct tout_stats st;
@@ -69,7 +71,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			close(fd);
 		return 0;
 	}
-	o.format = formats[data[0] % 5];
+	o.format = formats[data[0] % (sizeof(formats) / sizeof(formats[0]))];
 	step = 1 + data[1] % 200;
 	p = sanitize(data + 2, size - 2);
 	t = tout_open(&o, err, sizeof(err));
@@ -97,6 +99,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FAIL();
 	if (st.branches > st.steps || st.taken > st.branches)
 		FAIL();
+	if (!strcmp(o.format, "pprof")) {	/* always a whole gzip member */
+		uint8_t magic[2];
+
+		if (pread(fd, magic, 2, 0) != 2 || magic[0] != 0x1f || magic[1] != 0x8b)
+			FAIL();
+	}
 	if (!strcmp(o.format, "drcov")) {
 		off_t len = lseek(fd, 0, SEEK_END);
 		char *buf = malloc(len > 0 ? (size_t)len : 1);

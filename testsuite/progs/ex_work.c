@@ -10,6 +10,8 @@
  *   ex_work errors        open_config() of a missing file (ENOENT), then a
  *                         read() of a closed descriptor in read_header (EBADF)
  *   ex_work loop N        ex_loop(N) twice: hand-written, 3N+2 instructions
+ *   ex_work deep N SECONDS  descend() N levels deep, then spin() at the
+ *                         bottom until SECONDS of CPU time are used
  *
  * Every named function is a real frame (noinline, no tail call); built -O2
  * -g without frame pointers like the other target programs.
@@ -130,6 +132,20 @@ __attribute__((noinline)) void *alloc_big(void **keep, int n)
 	return keep[0];
 }
 
+/* really recursive: the empty asm after the call keeps it from being a loop or a tail call */
+__attribute__((noipa)) int descend(int n, double end)
+{
+	int r = 0;
+
+	if (n > 1)
+		r = descend(n - 1, end);
+	else
+		while (cpu_seconds() < end)
+			spin(100000);
+	KEEP();
+	return r + 1;
+}
+
 __attribute__((noinline)) int open_config(const char *path)
 {
 	int fd = open(path, O_RDONLY);
@@ -185,6 +201,14 @@ int main(int argc, char **argv)
 		printf("loop %ld %ld\n", ex_loop(n), ex_loop(n));
 		return 0;
 	}
-	fprintf(stderr, "usage: ex_work cpu SECONDS | sleep N | malloc | errors | loop N\n");
+	if (!strcmp(mode, "deep")) {
+		int n = argc > 2 ? atoi(argv[2]) : 500;
+		int r = descend(n, cpu_seconds() + (argc > 3 ? atof(argv[3]) : 1.0));
+
+		KEEP();
+		return r == n ? 0 : 1;
+	}
+	fprintf(stderr, "usage: ex_work cpu SECONDS | sleep N | malloc | errors | loop N | "
+		"deep N SECONDS\n");
 	return 2;
 }

@@ -484,7 +484,8 @@ TEST(format_names)
 	CHECK_STR(tout_writer_name(0), "drcov");
 	CHECK_STR(tout_writer_name(1), "callgrind");
 	CHECK_STR(tout_writer_name(2), "lcov");
-	CHECK(!tout_writer_name(3));
+	CHECK_STR(tout_writer_name(3), "pprof");
+	CHECK(!tout_writer_name(4));
 }
 
 TEST(newline_in_path)

@@ -192,7 +192,7 @@ static uint64_t stub_got(const uint8_t *bytes, size_t size, uint64_t vaddr)
 }
 
 /* Every stub of one PLT section whose GOT slot has a name. */
-static int add_section_stubs(Elf_Scn *scn, const GElf_Shdr *sh, bool has_plt0,
+static int add_section_stubs(Elf_Scn *scn, const GElf_Shdr *sh, bool has_plt0, bool got_only,
 			     const struct got_names *g, struct elf_plt *out, size_t *cap)
 {
 	Elf_Data *d = elf_getdata(scn, NULL);
@@ -211,7 +211,8 @@ static int add_section_stubs(Elf_Scn *scn, const GElf_Shdr *sh, bool has_plt0,
 		    asprintf(&full, "%s@plt", name) < 0)
 			return -ENOMEM;
 		out->stubs[out->nstubs++] = (struct elf_plt_stub){ sh->sh_addr + off,
-								   sh->sh_addr + off + stub, full };
+								   sh->sh_addr + off + stub, full,
+								   got_only };
 	}
 	return 0;
 }
@@ -238,7 +239,8 @@ static int collect_stubs(Elf *e, const struct got_names *g, struct elf_plt *out)
 			out->sections[out->nsections++] = (struct elf_plt_section){
 				sh.sh_addr, sh.sh_addr + sh.sh_size };
 		/* PLT0 of .plt calls the resolver; it is no stub */
-		if (add_section_stubs(scn, &sh, !strcmp(sname, ".plt"), g, out, &cap))
+		if (add_section_stubs(scn, &sh, !strcmp(sname, ".plt"), !strcmp(sname, ".plt.got"), g,
+				      out, &cap))
 			return -ENOMEM;
 	}
 	return 0;

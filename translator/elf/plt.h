@@ -9,6 +9,7 @@
 #define UTAP_ELF_PLT_H
 
 #include <libelf.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,6 +17,7 @@
 struct elf_plt_stub {
 	uint64_t start, end;
 	char *name;
+	bool got_only;		/* in .plt.got (a GLOB_DAT slot), not a lazy .plt entry */
 };
 
 /* One PLT section: [start, end) in ELF virtual addresses. */

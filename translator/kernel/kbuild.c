@@ -504,6 +504,8 @@ static char *core_object_recipe(struct session *s, char *recipe, bool *split)
 	bool have_obj;
 
 	*split = false;
+	if (getenv("UTAP_ONE_UNIT"))	/* the build before the cached core, for comparing */
+		return recipe;
 	for (size_t i = 0; i < ARRAY_LEN(lines); i++) {
 		lines[i] = p;
 		p = p ? strchr(p, '\n') : NULL;

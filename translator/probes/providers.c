@@ -10,6 +10,7 @@
 extern const struct provider provider_begin_end;
 extern const struct provider provider_process_code;
 extern const struct provider provider_process_mark;
+extern const struct provider provider_process_plt;
 extern const struct provider provider_process_lifecycle;
 extern const struct provider provider_insn;
 extern const struct provider provider_kprobe;
@@ -28,6 +29,7 @@ const struct probe_family probe_families[] = {
 	{ "never",		&provider_begin_end },
 	{ "process",		&provider_process_code },	/* .function .statement */
 	{ "process",		&provider_process_mark },	/* .mark .provider */
+	{ "process",		&provider_process_plt },	/* .plt */
 	{ "process",		&provider_process_lifecycle },	/* .begin .end .thread */
 	{ "process",		&provider_insn },		/* .insn */
 	{ "__itrace_engine",	&provider_insn },

@@ -154,7 +154,13 @@ int trace_sink_close(struct session *s)
 		sk.t = NULL;
 		if (st.bad)
 			warnf("trace: %" PRIu64 " malformed trace records were skipped", st.bad);
-		if (s && s->verbose)
+		if (st.samples_lost)
+			warnf("trace: %" PRIu64 " sampled stacks were lost (a piece of each did not "
+			      "arrive; -s raises the buffer)", st.samples_lost);
+		if (s && s->verbose && !strcmp(sk.format, "pprof"))
+			fprintf(stderr, "Trace: pprof, %" PRIu64 " samples, %" PRIu32 " modules, %"
+				PRIu64 " lost\n", st.samples, st.modules, st.samples_lost);
+		else if (s && s->verbose)
 			fprintf(stderr, "Trace: %s, %" PRIu64 " instructions (%" PRIu64 " branches, "
 				"%" PRIu64 " taken), %" PRIu32 " threads, %" PRIu32 " modules, %"
 				PRIu64 " lost\n", sk.format, st.steps, st.branches,

@@ -8,7 +8,7 @@
  * be empty). Where the trace goes (docs/formats.md):
  *   per-thread formats (qtrace, lackey): PATH.TID, else FILE.TID for -o FILE,
  *     else standard output;
- *   whole-run formats (drcov, callgrind, lcov): PATH, else written after the
+ *   whole-run formats (drcov, callgrind, lcov, pprof): PATH, else written after the
  *     script's own output (to -o FILE, else standard output) at the end.
  */
 #ifndef UTAP_FORMATS_SINK_H

@@ -8,6 +8,7 @@
 
 #include <gelf.h>
 #include <stdlib.h>
+#include <sys/auxv.h>
 #include <string.h>
 
 /* --- helpers ------------------------------------------------------------- */
@@ -252,6 +253,26 @@ static int64_t tmod_plt(const struct tmod *m, uint64_t rel, const char **name)
 	return (int64_t)lo;
 }
 
+/*
+ * The vDSO has no file: the module names it as the runner's tables do
+ * (runner/tables.c), and the runner runs on the traced kernel, so its own
+ * image is the one. Its size is where its section headers end.
+ */
+static int tmod_open_vdso(struct tmod *m)
+{
+	const GElf_Ehdr *eh = (const GElf_Ehdr *)getauxval(AT_SYSINFO_EHDR);
+	size_t size;
+
+	if (!eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64)
+		return -1;
+	size = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+	m->image = malloc(size);
+	if (!m->image)
+		return -1;
+	memcpy(m->image, eh, size);
+	return utap_debuginfo_open_memory(&m->di, m->image, size, NULL, NULL, 0);
+}
+
 /* Symbol and line tables of the file, once; only if it is the file that was traced. */
 void tmod_load(struct tout *t, struct tmod *m)
 {
@@ -260,13 +281,16 @@ void tmod_load(struct tout *t, struct tmod *m)
 	if (m->loaded)
 		return;
 	m->loaded = true;
-	if (utap_debuginfo_open(&m->di, m->path, t->debug_root, UTAP_DI_ALL))
+	if (!strcmp(m->path, "linux-vdso.so.1") ? tmod_open_vdso(m) :
+	    utap_debuginfo_open(&m->di, m->path, t->debug_root, UTAP_DI_ALL))
 		return;
+	m->di_open = true;
 	if (m->build_id_len && (m->di.build_id.len != m->build_id_len ||
 				memcmp(m->di.build_id.bytes, m->build_id, m->build_id_len))) {
 		fprintf(stderr, "WARNING: trace: %s changed on disk since it was traced "
 			"(build-id differs); no symbols or lines for it\n", m->path);
 		utap_debuginfo_close(&m->di);
+		m->di_open = false;
 		return;
 	}
 	m->usable = true;
@@ -323,5 +347,7 @@ void tmod_free(struct tmod *m)
 	utap_blob_free(&m->symblob);
 	utap_blob_free(&m->lineblob);
 	elf_plt_free(&m->plt);
-	utap_debuginfo_close(&m->di);
+	if (m->di_open)	/* a zeroed debuginfo's descriptors are 0: stdin */
+		utap_debuginfo_close(&m->di);
+	free(m->image);
 }

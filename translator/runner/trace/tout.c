@@ -15,6 +15,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* --- streams ------------------------------------------------------------- */
@@ -448,6 +449,19 @@ void tout_feed(struct tout *t, const void *payload, size_t len)
 				thread_gap(t, th, false);
 			break;
 		}
+		case UTAP_TRACE_SAMPLE: {
+			struct utap_trace_sample h;
+			uint64_t pcs[512];
+
+			if (size < sizeof(h))
+				goto bad;
+			memcpy(&h, p, sizeof(h));
+			if (h.n > ARRAY_LEN(pcs) || size < sizeof(h) + 8 * (size_t)h.n)
+				goto bad;
+			memcpy(pcs, p + sizeof(h), 8 * (size_t)h.n);
+			tsample_feed(t, &h, pcs);
+			break;
+		}
 		default:
 			t->st.bad++;	/* a kind this runner does not know: skip it */
 			break;
@@ -466,6 +480,14 @@ void tout_stats(const struct tout *t, struct tout_stats *st)
 }
 
 /* --- open, close --------------------------------------------------------- */
+
+uint64_t tout_wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + ts.tv_nsec;
+}
 
 struct tout *tout_open(const struct tout_opts *o, char *err, size_t errsize)
 {
@@ -493,6 +515,7 @@ struct tout *tout_open(const struct tout_opts *o, char *err, size_t errsize)
 	t->o.path = t->path;
 	t->o.cmd = t->cmd;
 	t->o.debug_root = t->debug_root;
+	t->open_ns = tout_wall_ns();
 	if (codec) {
 		t->own_streams = !o->streams;
 		t->streams = o->streams ? o->streams : streams_new(t->path, o->fd);
@@ -569,6 +592,7 @@ static void tout_free(struct tout *t)
 	ktab_free(&t->ins_idx);
 	ktab_free(&t->edge_idx);
 	ktab_free(&t->bb_idx);
+	tsample_free(t);
 	if (t->own_streams)
 		streams_free(t->streams);
 	free(t->path);
@@ -586,6 +610,7 @@ int tout_close(struct tout *t, struct tout_stats *st, char *err, size_t errsize)
 		err[0] = 0;
 	for (size_t i = 0; i < t->nthr; i++)
 		thread_gap(t, &t->thr[i], true);
+	tsample_finish(t);
 	/* calls that never returned get the cost up to the end, as callgrind does */
 	for (size_t i = 0; i < t->nthr; i++) {
 		struct tthr *th = &t->thr[i];
@@ -601,8 +626,13 @@ int tout_close(struct tout *t, struct tout_stats *st, char *err, size_t errsize)
 		if (!f) {
 			rc = -1;
 		} else {
-			t->writer->write(t, f);
+			bool failed = t->writer->write(t, f) < 0;
+
 			rc = tout_finish(t, f, err, errsize);
+			if (failed && !rc) {
+				snprintf(err, errsize, "%s: out of memory", t->o.format);
+				rc = -1;
+			}
 		}
 	}
 	if (st)

@@ -14,6 +14,8 @@
  *   lcov       line, function and branch coverage (lcov tracefile) from the
  *              DWARF line tables, with never-executed conditional branches
  *              found by decoding the functions' code
+ *   pprof      a gzipped profile.proto of the sampled stacks of
+ *              UTAP_TRACE_SAMPLE records (tapsets/pprof.stp), not of steps
  *
  * Used by the runner's trace sink (sink.c), by build/fmt-ptrace and by the
  * tests. Plain C11 with libelf/libdw; not for the module.
@@ -47,11 +49,13 @@ struct tout_stats {
 	uint64_t bad;		/* malformed or unusable records skipped */
 	uint64_t unmapped;	/* steps outside every known mapping */
 	uint64_t bbs;		/* drcov: unique basic blocks */
+	uint64_t samples;	/* pprof: sampled stacks received whole */
+	uint64_t samples_lost;	/* pprof: samples with a piece missing */
 	uint32_t threads;
 	uint32_t modules;
 };
 
-/* The formats, streaming ones first: "qtrace, lackey, drcov, callgrind, lcov". */
+/* The formats, streaming ones first: "qtrace, lackey, drcov, callgrind, lcov, pprof". */
 const char *tout_formats(void);
 /* NAME (LEN bytes, not necessarily NUL-terminated) is one of them. */
 bool tout_format_known(const char *name, size_t len);

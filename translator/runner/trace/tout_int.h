@@ -39,8 +39,10 @@ struct tmod {
 	uint8_t build_id_len;
 
 	bool loaded;		/* tables tried (tmod_load) */
+	bool di_open;		/* di holds open files */
 	bool usable;		/* the file on disk is the traced one */
 	struct utap_debuginfo di;
+	void *image;		/* the vDSO's copy that di reads, or NULL */
 	struct utap_blob symblob, lineblob;
 	struct utap_symtab syms;
 	struct utap_linetab lines;
@@ -110,6 +112,30 @@ struct tthr {
 	size_t last_map;
 };
 
+/* One sampled stack (tsample.c): kernel frames then user frames, innermost first. */
+struct tsample {
+	uint32_t pid, tid;
+	uint16_t nkernel, nuser;
+	size_t off;		/* its first frame in tout's spcs */
+	uint64_t count;
+};
+
+/* The sample whose pieces one CPU is sending. */
+struct tpend {
+	bool open;
+	uint32_t seq;
+	uint32_t next;		/* index of the frame the next piece starts with */
+	struct tsample s;
+	uint64_t *pcs;
+	size_t cap;
+};
+
+/* A kernel text symbol from /proc/kallsyms. */
+struct tksym {
+	uint64_t addr;
+	char *name;
+};
+
 struct tout {
 	struct tout_opts o;
 	char *path;
@@ -134,6 +160,16 @@ struct tout {
 	struct tbb *bbs;
 	size_t nbbs, capbbs;
 	struct ktab bb_idx;
+
+	struct tsample *samples;	/* complete samples, in arrival order */
+	size_t nsamples, capsamples;
+	uint64_t *spcs;			/* their frames */
+	size_t nspcs, capspcs;
+	struct tpend *pend;		/* by CPU */
+	size_t npend;
+	uint64_t period;		/* of the first sample */
+	bool period_ns;
+	uint64_t open_ns;		/* when the trace was opened (CLOCK_REALTIME) */
 
 	struct streams *streams;
 	bool own_streams;
@@ -179,8 +215,18 @@ int32_t tout_locate(struct tout *t, uint32_t pid, uint64_t addr, uint64_t *rel);
  */
 int64_t tmod_symbol(struct tmod *m, uint64_t rel, const char **name);
 bool tmod_line(struct tmod *m, uint64_t rel, const char **file, uint32_t *line);
+/* tsample.c: samples and the kernel's symbols */
+void tsample_feed(struct tout *t, const struct utap_trace_sample *hdr, const uint64_t *pcs);
+/* Samples still missing pieces when the trace ends are lost. */
+void tsample_finish(struct tout *t);
+void tsample_free(struct tout *t);
+/* The kernel text symbol holding ADDR: its index, or -1 (name in *NAME). */
+int64_t tksym_lookup(uint64_t addr, const char **name);
+
 /* tout.c: fopen() the output (path) or fdopen() a dup of the fd, for the aggregate writers */
 FILE *tout_output(struct tout *t, char *err, size_t errsize);
 int tout_finish(struct tout *t, FILE *f, char *err, size_t errsize);
+/* tout.c: the time of day in nanoseconds */
+uint64_t tout_wall_ns(void);
 
 #endif /* UTAP_FORMATS_TOUT_INT_H */

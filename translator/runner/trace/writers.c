@@ -1,6 +1,6 @@
 /*
  * writers.c - every trace format the runner writes from a whole run (drcov,
- * callgrind, lcov): a file each and a row here. The streaming formats
+ * callgrind, lcov; pprof, of sampled stacks): a file each and a row here. The streaming formats
  * (qtrace, lackey) are the encoders of runtime/formats/ (stream.c's table),
  * which tout.c runs on raw steps as the module does.
  */
@@ -11,11 +11,13 @@
 extern const struct tout_writer tout_drcov;
 extern const struct tout_writer tout_callgrind;
 extern const struct tout_writer tout_lcov;
+extern const struct tout_writer tout_pprof;
 
 static const struct tout_writer *const writers[] = {
 	&tout_drcov,
 	&tout_callgrind,
 	&tout_lcov,
+	&tout_pprof,
 };
 
 const char *tout_writer_name(unsigned int i)
