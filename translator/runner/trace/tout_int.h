@@ -134,6 +134,7 @@ struct tpend {
 struct tksym {
 	uint64_t addr;
 	char *name;
+	size_t seq;	/* its line in /proc/kallsyms */
 };
 
 struct tout {

@@ -109,7 +109,9 @@ static int ksym_cmp(const void *a, const void *b)
 {
 	const struct tksym *x = a, *y = b;
 
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 /* The running kernel's, read once per process: it does not change under a run. */
@@ -140,6 +142,7 @@ static void tksym_load(void)
 		if (!tout_grow((void **)&kall.syms, &cap, kall.n + 1, sizeof(*kall.syms)))
 			break;
 		kall.syms[kall.n].addr = addr;
+		kall.syms[kall.n].seq = kall.n;
 		kall.syms[kall.n].name = strdup(name);
 		if (kall.syms[kall.n].name)
 			kall.n++;
@@ -166,6 +169,9 @@ int64_t tksym_lookup(uint64_t addr, const char **name)
 	}
 	if (!lo)
 		return -1;
+	/* of aliases (memcpy, __memcpy), the first listed: the one the kernel's own lookup names */
+	while (lo > 1 && kall.syms[lo - 2].addr == kall.syms[lo - 1].addr)
+		lo--;
 	*name = kall.syms[lo - 1].name;
 	return (int64_t)(lo - 1);
 }
