@@ -1,0 +1,211 @@
+/*
+ * k_calls3 FAMILY - system calls with known arguments for the syscall
+ * tapset tests of futexes and events (events), sockets (net), signals
+ * (sig) and file systems (fs). Every structure an argument points to sits
+ * in a mapping at the fixed address 0x50000000 (AREA), so the addresses
+ * the tapset prints are known too; each call is made once, directly, in
+ * the order below, and prints nothing.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/inotify.h>
+#include <sys/mman.h>
+#include <sys/signalfd.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
+#include <sys/un.h>
+#include <sys/xattr.h>
+#include <time.h>
+#include <unistd.h>
+
+#define AREA 0x50000000UL
+#define AT(off) ((void *)(AREA + (off)))
+
+static const char *const missing = "/nonexistent/k_calls3";
+
+/* futex words at +0 and +4, timespecs at +0x20 and +0x30, a timeval at +0x40 */
+static void events(void)
+{
+	struct timespec *ts = AT(0x20);
+	struct timeval *tv = AT(0x40);
+	struct itimerspec *its = AT(0x50);
+	int ep, in, tfd;
+
+	ts->tv_nsec = 1000;
+	tv->tv_usec = 1000;
+	syscall(SYS_futex, AT(0), FUTEX_WAKE, 1, NULL, NULL, 0);
+	syscall(SYS_futex, AT(0), FUTEX_WAIT, 1, ts, NULL, 0);
+	syscall(SYS_futex, AT(0), FUTEX_WAIT_PRIVATE, 1, ts, NULL, 0);
+	syscall(SYS_futex, AT(0), FUTEX_WAKE_OP, 1, (void *)1, AT(4),
+		FUTEX_OP(FUTEX_OP_ADD, 1, FUTEX_OP_CMP_GT, 0));
+	syscall(SYS_futex, AT(0), FUTEX_CMP_REQUEUE, 1, (void *)2, AT(4), 5);
+	syscall(SYS_futex, AT(0), FUTEX_WAKE_BITSET, 1, NULL, NULL, 0xff);
+	ep = syscall(SYS_epoll_create, 5);
+	close(ep);
+	ep = syscall(SYS_epoll_create1, EPOLL_CLOEXEC);
+	syscall(SYS_epoll_ctl, ep, EPOLL_CTL_ADD, -1, AT(0x60));
+	close(ep);
+	syscall(SYS_select, 0, NULL, NULL, NULL, tv);
+	syscall(SYS_pselect6, 0, NULL, NULL, NULL, ts, NULL);
+	syscall(SYS_ppoll, NULL, 0, ts, NULL, 8);
+	syscall(SYS_pipe2, AT(0x80), O_NONBLOCK | O_CLOEXEC);
+	close(((int *)AT(0x80))[0]);
+	close(((int *)AT(0x80))[1]);
+	syscall(SYS_pipe, AT(0x88));
+	close(((int *)AT(0x88))[0]);
+	close(((int *)AT(0x88))[1]);
+	close(syscall(SYS_eventfd2, 3, EFD_CLOEXEC));
+	close(syscall(SYS_eventfd, 7));
+	sigaddset(AT(0x90), SIGUSR1);
+	close(syscall(SYS_signalfd4, -1, AT(0x90), 8, SFD_CLOEXEC));
+	close(syscall(SYS_signalfd, -1, AT(0x90), 8));
+	close(syscall(SYS_inotify_init));
+	in = syscall(SYS_inotify_init1, IN_CLOEXEC);
+	syscall(SYS_inotify_add_watch, in, "/tmp", IN_CREATE | IN_DELETE);
+	close(in);
+	tfd = syscall(SYS_timerfd_create, CLOCK_MONOTONIC, TFD_CLOEXEC);
+	its->it_value.tv_sec = 5;
+	syscall(SYS_timerfd_settime, tfd, 0, its, NULL);
+	close(tfd);
+}
+
+static void set_inet(struct sockaddr_in *sin, const char *ip, int port)
+{
+	sin->sin_family = AF_INET;
+	sin->sin_port = htons(port);
+	inet_pton(AF_INET, ip, &sin->sin_addr);
+}
+
+/* addresses at +0x100 (inet), +0x140 (inet6), +0x180 (unix), data at +0x200 */
+static void net(void)
+{
+	struct sockaddr_in *sin = AT(0x100);
+	struct sockaddr_in6 *sin6 = AT(0x140);
+	struct sockaddr_un *sun = AT(0x180);
+	socklen_t *alen = AT(0x300);
+	int s;
+
+	set_inet(sin, "127.0.0.1", 45123);
+	sin6->sin6_family = AF_INET6;
+	sin6->sin6_port = htons(80);
+	sin6->sin6_flowinfo = 7;
+	inet_pton(AF_INET6, "::1", &sin6->sin6_addr);
+	sun->sun_family = AF_UNIX;
+	strcpy(sun->sun_path, "/tmp/k_calls3.sock");
+	memcpy(AT(0x200), "hello\0x", 7);
+	*(int *)AT(0x310) = 1;
+	*(socklen_t *)AT(0x318) = sizeof(int);
+	*alen = sizeof(struct sockaddr_in);
+
+	s = syscall(SYS_socket, AF_INET, SOCK_DGRAM, 0);
+	syscall(SYS_setsockopt, s, SOL_SOCKET, SO_REUSEADDR, AT(0x310), sizeof(int));
+	syscall(SYS_bind, s, sin, sizeof(*sin));
+	syscall(SYS_connect, s, sin, sizeof(*sin));
+	syscall(SYS_sendto, s, AT(0x200), 7, MSG_DONTWAIT, NULL, 0);
+	syscall(SYS_recvfrom, s, AT(0x280), 64, MSG_DONTWAIT, AT(0x2c0), alen);
+	syscall(SYS_getsockopt, s, SOL_SOCKET, SO_TYPE, AT(0x314), AT(0x318));
+	close(s);
+	syscall(SYS_connect, -1, sin6, sizeof(*sin6));
+	syscall(SYS_bind, -1, sun, sizeof(*sun));
+	syscall(SYS_sendto, -1, AT(0x200), 5, MSG_NOSIGNAL | MSG_MORE, sin, sizeof(*sin));
+	syscall(SYS_sendmsg, -1, NULL, 0);
+	syscall(SYS_recvmsg, -1, NULL, MSG_PEEK | MSG_TRUNC);
+	syscall(SYS_sendmmsg, -1, NULL, 2, MSG_DONTWAIT);
+	syscall(SYS_recvmmsg, -1, NULL, 1, MSG_WAITFORONE, AT(0x320));
+	syscall(SYS_socketpair, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, AT(0x340));
+	close(((int *)AT(0x340))[0]);
+	close(((int *)AT(0x340))[1]);
+}
+
+/* The kernel's struct sigaction (rt_sigaction's, not libc's). */
+struct ksigaction {
+	unsigned long handler, flags, restorer, mask;
+};
+
+/* actions at +0x400, sets at +0x480, siginfo at +0x500, stacks at +0x600 */
+static void sig(void)
+{
+	struct ksigaction *ign = AT(0x400), *act = AT(0x420);
+	unsigned long *set = AT(0x480), *wait = AT(0x488);
+	siginfo_t *si = AT(0x500);
+	stack_t *ss = AT(0x600);
+	pid_t pid = getpid();
+
+	ign->handler = (unsigned long)SIG_IGN;
+	act->handler = AREA + 0x800;
+	act->flags = SA_RESTART | 0x04000000;	/* SA_RESTORER */
+	act->restorer = AREA + 0x900;
+	act->mask = 1UL << (SIGINT - 1) | 1UL << (SIGTERM - 1);
+	*set = 1UL << (SIGUSR1 - 1) | 1UL << (SIGPIPE - 1) | 1UL << (SIGUSR2 - 1);
+	*wait = 1UL << (SIGUSR1 - 1);
+
+	syscall(SYS_rt_sigaction, SIGHUP, ign, NULL, 8);
+	syscall(SYS_rt_sigaction, SIGUSR2, act, AT(0x440), 8);
+	syscall(SYS_rt_sigaction, SIGUSR2, NULL, AT(0x440), 8);
+	syscall(SYS_rt_sigprocmask, SIG_BLOCK, set, AT(0x490), 8);
+	syscall(SYS_rt_sigpending, AT(0x498), 8);
+	si->si_signo = SIGUSR1;
+	si->si_code = SI_QUEUE;
+	si->si_pid = pid;
+	si->si_uid = getuid();
+	syscall(SYS_rt_sigqueueinfo, pid, SIGUSR1, si);
+	syscall(SYS_rt_sigtimedwait, wait, AT(0x580), AT(0x20), 8);
+	syscall(SYS_rt_tgsigqueueinfo, pid, pid, SIGUSR1, si);
+	syscall(SYS_rt_sigtimedwait, wait, NULL, NULL, 8);
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, AT(0x490), NULL, 8);
+	ss->ss_sp = AT(0x1000);
+	ss->ss_size = 16384;
+	syscall(SYS_sigaltstack, ss, AT(0x640));
+	ss->ss_sp = NULL;
+	ss->ss_size = 0;
+	ss->ss_flags = SS_DISABLE;
+	syscall(SYS_sigaltstack, ss, NULL);
+}
+
+/* values at +0x700, buffers at +0x800, a mapping of its own at +0x8000 */
+static void fs(void)
+{
+	memcpy(AT(0x700), "v1", 3);
+	memcpy(AT(0x708), "ab\001", 3);
+	syscall(SYS_mremap, AT(0x8000), 0x2000, 0x1000, MREMAP_MAYMOVE);
+	syscall(SYS_statx, AT_FDCWD, "/", AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS, AT(0x800));
+	syscall(SYS_mount, "none", missing, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m");
+	syscall(SYS_umount2, missing, MNT_DETACH);
+	syscall(SYS_setxattr, missing, "user.k", AT(0x700), 3, XATTR_CREATE);
+	syscall(SYS_lsetxattr, missing, "user.k", AT(0x708), 3, 0);
+	syscall(SYS_fsetxattr, -1, "user.k", AT(0x700), 2, XATTR_REPLACE);
+	syscall(SYS_getxattr, missing, "user.k", AT(0x800), 16);
+	syscall(SYS_lgetxattr, missing, "user.k", AT(0x800), 16);
+	syscall(SYS_fgetxattr, -1, "user.k", AT(0x800), 16);
+	syscall(SYS_removexattr, missing, "user.k");
+	syscall(SYS_lremovexattr, missing, "user.k");
+	syscall(SYS_fremovexattr, -1, "user.k");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2 || mmap(AT(0), 0x10000, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0) != AT(0))
+		return 2;
+	if (!strcmp(argv[1], "events"))
+		events();
+	else if (!strcmp(argv[1], "net"))
+		net();
+	else if (!strcmp(argv[1], "sig"))
+		sig();
+	else if (!strcmp(argv[1], "fs"))
+		fs();
+	else
+		return 2;
+	return 0;
+}
