@@ -1,7 +1,8 @@
 /*
  * k_calls3 FAMILY - system calls with known arguments for the syscall
  * tapset tests of futexes and events (events), sockets (net), signals
- * (sig) and file systems (fs). Every structure an argument points to sits
+ * (sig), file systems (fs), clocks and limits (time) and more file calls
+ * (files). Every structure an argument points to sits
  * in a mapping at the fixed address 0x50000000 (AREA), so the addresses
  * the tapset prints are known too; each call is made once, directly, in
  * the order below, and prints nothing.
@@ -12,6 +13,7 @@
 #include <linux/futex.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -19,6 +21,10 @@
 #include <sys/mman.h>
 #include <sys/signalfd.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/sysmacros.h>
+#include <sys/time.h>
+#include <sys/uio.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -57,6 +63,7 @@ static void events(void)
 	close(ep);
 	syscall(SYS_select, 0, NULL, NULL, NULL, tv);
 	syscall(SYS_pselect6, 0, NULL, NULL, NULL, ts, NULL);
+	ts->tv_nsec = 1000;	/* pselect6 wrote back what was left: 0 */
 	syscall(SYS_ppoll, NULL, 0, ts, NULL, 8);
 	syscall(SYS_pipe2, AT(0x80), O_NONBLOCK | O_CLOEXEC);
 	close(((int *)AT(0x80))[0]);
@@ -192,6 +199,72 @@ static void fs(void)
 	syscall(SYS_fremovexattr, -1, "user.k");
 }
 
+/* timespecs at +0x20, itimervals at +0x40, a timer id at +0x80, buffers from +0x100 */
+static void time_calls(void)
+{
+	struct itimerval *itv = AT(0x40);
+	struct itimerspec *its = AT(0xa0);
+	struct timeval *tv = AT(0x180);
+	struct rlimit *rl = AT(0x190);
+	struct timespec *ts = AT(0x30);
+
+	syscall(SYS_clock_gettime, CLOCK_MONOTONIC, AT(0x20));
+	syscall(SYS_clock_getres, CLOCK_REALTIME, AT(0x20));
+	ts->tv_sec = 1;
+	syscall(SYS_clock_settime, CLOCK_MONOTONIC, ts);
+	syscall(SYS_getitimer, ITIMER_REAL, AT(0x60));
+	itv->it_value.tv_sec = 100;
+	syscall(SYS_setitimer, ITIMER_VIRTUAL, itv, AT(0x60));
+	syscall(SYS_timer_create, CLOCK_MONOTONIC, NULL, AT(0x80));
+	its->it_value.tv_sec = 5;
+	syscall(SYS_timer_settime, *(int *)AT(0x80), 0, its, NULL);
+	syscall(SYS_times, AT(0x100));
+	syscall(SYS_sysinfo, AT(0x200));
+	tv->tv_usec = 2000000;
+	syscall(SYS_settimeofday, tv, NULL);
+	rl->rlim_cur = 0;
+	rl->rlim_max = RLIM_INFINITY;
+	syscall(SYS_setrlimit, RLIMIT_CORE, rl);
+	syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL, AT(0x1a0));
+}
+
+/* timespecs and timevals at +0x20, argv and envp at +0x100 */
+static void files(void)
+{
+	static const char *const newpath = "/nonexistent/k_calls3.new";
+	struct timespec *ts = AT(0x20);
+	struct timeval *tv = AT(0x40);
+	const char **argv = AT(0x100), **envp = AT(0x120);
+
+	ts[0].tv_sec = 1;
+	ts[0].tv_nsec = 2;
+	ts[1].tv_nsec = UTIME_NOW;
+	tv[0].tv_sec = 1;
+	tv[0].tv_usec = 2;
+	tv[1].tv_sec = 3;
+	tv[1].tv_usec = 4;
+	argv[0] = "k";
+	argv[1] = "x";
+	envp[0] = "A=1";
+	syscall(SYS_mknod, missing, S_IFIFO | 0644, 0);
+	syscall(SYS_mknodat, AT_FDCWD, missing, S_IFCHR | 0600, makedev(1, 3));
+	syscall(SYS_utimensat, AT_FDCWD, missing, ts, AT_SYMLINK_NOFOLLOW);
+	syscall(SYS_utimes, missing, tv);
+	syscall(SYS_futimesat, AT_FDCWD, missing, NULL);
+	syscall(SYS_fallocate, -1, FALLOC_FL_KEEP_SIZE, 4096, 100);
+	syscall(SYS_fadvise64, -1, 0, 100, POSIX_FADV_WILLNEED);
+	syscall(SYS_sync_file_range, -1, 0, 4096, SYNC_FILE_RANGE_WRITE);
+	syscall(SYS_splice, -1, NULL, -1, NULL, 4096, SPLICE_F_MOVE | SPLICE_F_MORE);
+	syscall(SYS_vmsplice, -1, NULL, 0, SPLICE_F_GIFT);
+	syscall(SYS_preadv, -1, NULL, 0, 0x1234, 0);
+	syscall(SYS_pwritev, -1, NULL, 0, 16, 0);
+	syscall(SYS_preadv2, -1, NULL, 0, 0, 0, RWF_HIPRI);
+	syscall(SYS_pwritev2, -1, NULL, 0, 0, 0, 0);
+	syscall(SYS_renameat2, AT_FDCWD, missing, AT_FDCWD, newpath, RENAME_NOREPLACE);
+	syscall(SYS_faccessat2, AT_FDCWD, missing, R_OK | W_OK, AT_EACCESS);
+	syscall(SYS_execveat, AT_FDCWD, missing, argv, envp, 0);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2 || mmap(AT(0), 0x10000, PROT_READ | PROT_WRITE,
@@ -205,6 +278,10 @@ int main(int argc, char **argv)
 		sig();
 	else if (!strcmp(argv[1], "fs"))
 		fs();
+	else if (!strcmp(argv[1], "time"))
+		time_calls();
+	else if (!strcmp(argv[1], "files"))
+		files();
 	else
 		return 2;
 	return 0;
