@@ -11,7 +11,8 @@
 # order; a bare `__nr` or `name` line sets that variable. The return alias
 # gets __nr (unless nonr), name, the lines after an indented `-- return`
 # line (name first unless a bare `name` line there places it), retval and
-# retstr; with noreturn (exit) it is a `never` probe.
+# retstr (last unless a bare `retstr` line places both); with noreturn
+# (exit) it is a `never` probe.
 # nd_syscall.ALIAS[.return] are aliases of the same points.
 
 # The __syscall points of SYSCALL (a comma list), each with suffix sfx.
@@ -38,9 +39,15 @@ function flush(   i) {
 			printf("\t__nr = __syscall_nr()\n")
 		if (!retname && nm != "-")
 			printf("\tname = \"%s\"\n", nm)
-		for (i = 0; i < nret; i++)
-			print ret[i]
-		printf("\tretval = $ret\n\tretstr = return_str(%s, retval)\n}\n", fmt)
+		for (i = 0; i < nret; i++) {
+			if (ret[i] == "retstr")
+				printf("\tretval = $ret\n\tretstr = return_str(%s, retval)\n", fmt)
+			else
+				print ret[i]
+		}
+		if (!retplaced)
+			printf("\tretval = $ret\n\tretstr = return_str(%s, retval)\n", fmt)
+		printf("}\n")
 	}
 	printf("probe nd_syscall.%s = syscall.%s { }\n", alias, alias)
 	printf("probe nd_syscall.%s.return = syscall.%s.return { }\n\n", alias, alias)
@@ -67,6 +74,7 @@ BEGIN {
 	nret = 0
 	inret = 0
 	retname = 0
+	retplaced = 0
 	for (i = 2; i <= NF; i++) {
 		if ($i ~ /^name=/)
 			nm = substr($i, 6)
@@ -90,6 +98,9 @@ BEGIN {
 	else if (inret && line == "name") {
 		ret[nret++] = sprintf("\tname = \"%s\"", nm)
 		retname = 1
+	} else if (inret && line == "retstr") {
+		ret[nret++] = "retstr"
+		retplaced = 1
 	} else if (inret)
 		ret[nret++] = $0
 	else if (line == "__nr")
