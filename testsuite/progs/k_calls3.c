@@ -1,8 +1,8 @@
 /*
  * k_calls3 FAMILY - system calls with known arguments for the syscall
  * tapset tests of futexes and events (events), sockets (net), signals
- * (sig), file systems (fs), clocks and limits (time) and more file calls
- * (files). Every structure an argument points to sits
+ * (sig), file systems (fs), clocks and limits (time), more file calls
+ * (files) and processes (proc). Every structure an argument points to sits
  * in a mapping at the fixed address 0x50000000 (AREA), so the addresses
  * the tapset prints are known too; each call is made once, directly, in
  * the order below, and prints nothing.
@@ -21,6 +21,16 @@
 #include <sys/mman.h>
 #include <sys/signalfd.h>
 #include <sys/mount.h>
+#include <linux/capability.h>
+#include <sched.h>
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <linux/elf.h>
+#include <linux/ioprio.h>
+#include <linux/kcmp.h>
+#include <linux/seccomp.h>
+#include <asm/prctl.h>
 #include <sys/resource.h>
 #include <sys/sysmacros.h>
 #include <sys/time.h>
@@ -265,6 +275,45 @@ static void files(void)
 	syscall(SYS_execveat, AT_FDCWD, missing, argv, envp, 0);
 }
 
+/* buffers at +0x20, sched_attr at +0x100, a name at +0x180, an iovec at +0x1c0 */
+static void proc(void)
+{
+	struct iovec *iov = AT(0x1c0);
+	pid_t pid = getpid();
+
+	strcpy(AT(0x180), "k_calls3x");
+	iov->iov_base = AT(0x200);
+	iov->iov_len = 216;
+	syscall(SYS_waitid, P_PID, 999999, AT(0x20), WEXITED | WNOHANG, NULL);
+	syscall(SYS_unshare, CLONE_FILES);
+	syscall(SYS_setns, -1, CLONE_NEWNET);
+	syscall(SYS_kcmp, pid, pid, KCMP_FILE, 0, 0);
+	syscall(SYS_membarrier, 99, 0);
+	close(syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK));
+	syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0x100, NULL);
+	syscall(SYS_pkey_alloc, 1, 2);	/* PKEY_DISABLE_WRITE */
+	syscall(SYS_pkey_mprotect, AT(0x8000), 4096, PROT_READ, -1);
+	syscall(SYS_ioprio_get, 99, 0);
+	syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0, IOPRIO_PRIO_VALUE(IOPRIO_CLASS_BE, 4));
+	syscall(SYS_sched_getattr, 0, AT(0x100), 48, 0);
+	syscall(SYS_sched_setattr, 0, AT(0x100), 0);
+	syscall(SYS_arch_prctl, ARCH_GET_FS, AT(0x140));
+	syscall(SYS_arch_prctl, 0x9999, 0);
+	syscall(SYS_prctl, PR_SET_NAME, AT(0x180), 0, 0, 0);
+	syscall(SYS_prctl, PR_GET_DUMPABLE, 0, 0, 0, 0);
+	syscall(SYS_prctl, PR_SET_DUMPABLE, 1, 0, 0, 0);
+	syscall(SYS_prctl, PR_CAPBSET_READ, CAP_SYS_ADMIN, 0, 0, 0);
+	syscall(SYS_prctl, 0x12345, 1, 2, 3, 4);
+	syscall(SYS_ptrace, PTRACE_PEEKDATA, 999999, AT(0), AT(8));
+	syscall(SYS_ptrace, PTRACE_CONT, 999999, 0, SIGUSR1);
+	syscall(SYS_ptrace, PTRACE_SETOPTIONS, 999999, 0,
+		PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL);
+	syscall(SYS_ptrace, PTRACE_GETREGSET, 999999, NT_PRSTATUS, iov);
+	syscall(SYS_ptrace, PTRACE_ATTACH, 999999, 0, 0);
+	syscall(SYS_ptrace, PTRACE_ARCH_PRCTL, 999999, AT(0x140), ARCH_GET_FS);
+	syscall(SYS_ptrace, PTRACE_GETREGS, 999999, 0, AT(0x200));
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2 || mmap(AT(0), 0x10000, PROT_READ | PROT_WRITE,
@@ -282,6 +331,8 @@ int main(int argc, char **argv)
 		time_calls();
 	else if (!strcmp(argv[1], "files"))
 		files();
+	else if (!strcmp(argv[1], "proc"))
+		proc();
 	else
 		return 2;
 	return 0;
