@@ -193,6 +193,10 @@ static int utap_escape_char(const unsigned char *in, size_t n, char *esc)
 	} else if (ch >= 0x20 && ch < 0x7f) {
 		esc[0] = ch;
 		esc[1] = 0;
+	} else if (ch == 0) {		/* only buffers get here; stap writes \0, not \000 */
+		esc[0] = '\\';
+		esc[1] = '0';
+		esc[2] = 0;
 	} else if (ch >= 7 && ch <= 13) {
 		esc[0] = '\\';
 		esc[1] = "abtnvfr"[ch - 7];
