@@ -3,18 +3,30 @@
 # Each entry of the table starts with a header line, unindented:
 #   ALIAS [SYSCALL] [name=NAME] [ret=FMT] [nonr] [noreturn]
 # ALIAS is the stap alias (syscall.ALIAS, nd_syscall.ALIAS), SYSCALL the
-# kernel's syscall (default ALIAS), NAME the name variable (default ALIAS),
-# FMT return_str's format for retstr (1: decimal and errno, 2: hex, 3: octal).
+# kernel's syscall (default ALIAS; A,B for an alias of two syscalls, whose
+# body tells them apart by __syscall_nr()), NAME the name variable (default ALIAS),
+# FMT return_str's format for retstr (1: decimal and errno, 2: hex, 3: octal);
+# name=- when the body sets name itself (an alias of two syscalls).
 # The indented lines after it are the entry probe's body in stap's variable
 # order; a bare `__nr` or `name` line sets that variable. The return alias
 # gets __nr (unless nonr), name, the lines after an indented `-- return`
-# line, retval and retstr; with noreturn (exit) it is a `never` probe.
+# line (name first unless a bare `name` line there places it), retval and
+# retstr (last unless a bare `retstr` line places both); with noreturn
+# (exit) it is a `never` probe.
 # nd_syscall.ALIAS[.return] are aliases of the same points.
+
+# The __syscall points of SYSCALL (a comma list), each with suffix sfx.
+function points(sfx,   n, v, i, out) {
+	n = split(sys, v, ",")
+	for (i = 1; i <= n; i++)
+		out = out (i > 1 ? ", " : "") sprintf("__syscall(\"%s\")%s", v[i], sfx)
+	return out
+}
 
 function flush(   i) {
 	if (alias == "")
 		return
-	printf("probe syscall.%s = __syscall(\"%s\") {\n", alias, sys)
+	printf("probe syscall.%s = %s {\n", alias, points(""))
 	for (i = 0; i < nbody; i++)
 		print body[i]
 	printf("}\n")
@@ -22,13 +34,20 @@ function flush(   i) {
 		printf("probe syscall.%s.return = never {\n\tname = \"%s\"\n", alias, nm)
 		printf("\tretval = 0\n\tretstr = \"\"\n}\n")
 	} else {
-		printf("probe syscall.%s.return = __syscall(\"%s\").return {\n", alias, sys)
+		printf("probe syscall.%s.return = %s {\n", alias, points(".return"))
 		if (retnr)
 			printf("\t__nr = __syscall_nr()\n")
-		printf("\tname = \"%s\"\n", nm)
-		for (i = 0; i < nret; i++)
-			print ret[i]
-		printf("\tretval = $ret\n\tretstr = return_str(%s, retval)\n}\n", fmt)
+		if (!retname && nm != "-")
+			printf("\tname = \"%s\"\n", nm)
+		for (i = 0; i < nret; i++) {
+			if (ret[i] == "retstr")
+				printf("\tretval = $ret\n\tretstr = return_str(%s, retval)\n", fmt)
+			else
+				print ret[i]
+		}
+		if (!retplaced)
+			printf("\tretval = $ret\n\tretstr = return_str(%s, retval)\n", fmt)
+		printf("}\n")
 	}
 	printf("probe nd_syscall.%s = syscall.%s { }\n", alias, alias)
 	printf("probe nd_syscall.%s.return = syscall.%s.return { }\n\n", alias, alias)
@@ -54,6 +73,8 @@ BEGIN {
 	nbody = 0
 	nret = 0
 	inret = 0
+	retname = 0
+	retplaced = 0
 	for (i = 2; i <= NF; i++) {
 		if ($i ~ /^name=/)
 			nm = substr($i, 6)
@@ -74,7 +95,13 @@ BEGIN {
 	sub(/^[ \t]+/, "", line)
 	if (line == "-- return")
 		inret = 1
-	else if (inret)
+	else if (inret && line == "name") {
+		ret[nret++] = sprintf("\tname = \"%s\"", nm)
+		retname = 1
+	} else if (inret && line == "retstr") {
+		ret[nret++] = "retstr"
+		retplaced = 1
+	} else if (inret)
 		ret[nret++] = $0
 	else if (line == "__nr")
 		body[nbody++] = "\t__nr = __syscall_nr()"

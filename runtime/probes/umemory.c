@@ -193,6 +193,10 @@ static int utap_escape_char(const unsigned char *in, size_t n, char *esc)
 	} else if (ch >= 0x20 && ch < 0x7f) {
 		esc[0] = ch;
 		esc[1] = 0;
+	} else if (ch == 0) {		/* only buffers get here; stap writes \0, not \000 */
+		esc[0] = '\\';
+		esc[1] = '0';
+		esc[2] = 0;
 	} else if (ch >= 7 && ch <= 13) {
 		esc[0] = '\\';
 		esc[1] = "abtnvfr"[ch - 7];
@@ -203,7 +207,8 @@ static int utap_escape_char(const unsigned char *in, size_t n, char *esc)
 	return 1;
 }
 
-static void utap_quote(char *out, size_t size, const char *in, size_t n)
+/* IN's first N bytes quoted into OUT; a NUL ends the string unless WHOLE (a buffer). */
+static void utap_quote_bytes(char *out, size_t size, const char *in, size_t n, bool whole)
 {
 	size_t o = 0, i = 0;
 	char esc[12];
@@ -214,7 +219,7 @@ static void utap_quote(char *out, size_t size, const char *in, size_t n)
 		return;
 	}
 	out[o++] = '"';
-	while (i < n && in[i]) {
+	while (i < n && (whole || in[i])) {
 		int used = utap_escape_char((const unsigned char *)in + i, n - i, esc);
 		size_t len = strlen(esc);
 
@@ -226,11 +231,16 @@ static void utap_quote(char *out, size_t size, const char *in, size_t n)
 		i += used;
 	}
 	out[o++] = '"';
-	if (i < n && in[i]) {
+	if (i < n && (whole || in[i])) {
 		memcpy(out + o, "...", 3);
 		o += 3;
 	}
 	out[o] = 0;
+}
+
+static void utap_quote(char *out, size_t size, const char *in, size_t n)
+{
+	utap_quote_bytes(out, size, in, n, false);
 }
 
 /*

@@ -29,6 +29,7 @@ static const struct runtime_part parts[] = {
 	{ "kread",		"probes/kread.c",		0 },
 	{ "umemory",		"probes/umemory.c",		0 },
 	{ "tvar",		"probes/tvar.c",		0 },
+	{ "sysflags",		"probes/sysflags.c",		0 },
 	{ "kstack",		"unwind/kcontext.c",		0 },
 	{ "ustack",		"unwind/ucontext.c",		PART_UNWIND | PART_USYMS },
 	{ "usym",		"unwind/ucontext.c",		PART_USYMS },

@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sysflags.c - the helpers the syscall tapsets' decoders share: a flag
+ * word or a value by the names of a table (stap's "A|B|0x10" and "NAME or
+ * 0xN" forms) and signal names.
+ */
+#ifndef UTAP_PROBES_SYSFLAGS_C
+#define UTAP_PROBES_SYSFLAGS_C
+
+struct utap_flag {
+	unsigned long bit;
+	const char *name;
+};
+#define UTAP_F(x) { x, #x }
+
+/* Names of the set bits of v joined by '|', then any unnamed rest in hex. */
+static void utap_flags_str(char *out, unsigned long v, const struct utap_flag *f, size_t n)
+{
+	size_t i;
+
+	out[0] = 0;
+	for (i = 0; i < n; i++) {
+		if (!f[i].bit || (v & f[i].bit) != f[i].bit)
+			continue;
+		if (out[0])
+			utap_strlcat(out, "|", MAXSTRINGLEN);
+		utap_strlcat(out, f[i].name, MAXSTRINGLEN);
+		v &= ~f[i].bit;
+	}
+	if (v || !out[0])
+		snprintf(out + strlen(out), MAXSTRINGLEN - strlen(out), "%s0x%lx", out[0] ? "|" : "", v);
+}
+
+/* First name whose value is v, or v in hex: stap's lookup of one value. */
+static void utap_value_str(char *out, long v, const struct utap_flag *f, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if ((long)f[i].bit == v) {
+			utap_strlcpy(out, f[i].name, MAXSTRINGLEN);
+			return;
+		}
+	snprintf(out, MAXSTRINGLEN, "0x%lx", v);
+}
+
+/* stap's signal names: SIGIO shows as "SIGIO/SIGPOLL", SIGSTKFLT and real-time ones in hex */
+#define UTAP_S(x) [x] = #x
+static const char *const utap_signal_names[] = {
+	[0] = "SIG_0", UTAP_S(SIGHUP), UTAP_S(SIGINT), UTAP_S(SIGQUIT), UTAP_S(SIGILL),
+	UTAP_S(SIGTRAP), UTAP_S(SIGABRT), UTAP_S(SIGBUS), UTAP_S(SIGFPE), UTAP_S(SIGKILL),
+	UTAP_S(SIGUSR1), UTAP_S(SIGSEGV), UTAP_S(SIGUSR2), UTAP_S(SIGPIPE), UTAP_S(SIGALRM),
+	UTAP_S(SIGTERM), UTAP_S(SIGCHLD), UTAP_S(SIGCONT), UTAP_S(SIGSTOP), UTAP_S(SIGTSTP),
+	UTAP_S(SIGTTIN), UTAP_S(SIGTTOU), UTAP_S(SIGURG), UTAP_S(SIGXCPU), UTAP_S(SIGXFSZ),
+	UTAP_S(SIGVTALRM), UTAP_S(SIGPROF), UTAP_S(SIGWINCH), [SIGIO] = "SIGIO/SIGPOLL",
+	UTAP_S(SIGPWR), UTAP_S(SIGSYS),
+};
+#undef UTAP_S
+
+static void utap_signal_str(char *out, int64_t sig)
+{
+	unsigned int v = (unsigned int)sig;
+
+	if (v < ARRAY_SIZE(utap_signal_names) && utap_signal_names[v])
+		utap_strlcpy(out, utap_signal_names[v], MAXSTRINGLEN);
+	else if (v == (SIGTRAP | 0x80))
+		utap_strlcpy(out, "TRACESYSGOOD", MAXSTRINGLEN);
+	else
+		snprintf(out, MAXSTRINGLEN, "0x%x", v);
+}
+
+#endif
