@@ -26,6 +26,7 @@ struct utap_umod_desc {
 	size_t sym_len;
 	const void *line;
 	size_t line_len;
+	const u64 *py;			/* a CPython binary's symbols (pyframes_format.h), or NULL */
 };
 
 static const struct utap_umod_desc *utap_gen_umods(int *n);
@@ -46,6 +47,8 @@ struct utap_umod {
 	bool has_lines;
 	void *owned;			/* run-time tables: freed at exit */
 	bool warned;			/* "missing unwind data" said once */
+	const u64 *py;			/* CPython's symbols, link-time values, or NULL */
+	bool py_warned;			/* its version was said once */
 };
 
 static struct utap_umod utap_umods[UTAP_MAX_UMODS];
@@ -90,9 +93,11 @@ static int utap_umods_init(void)
 	int i, n = 0;
 	const struct utap_umod_desc *d = utap_gen_umods(&n);
 
-	for (i = 0; i < n && i < UTAP_MAX_UMODS; i++)
+	for (i = 0; i < n && i < UTAP_MAX_UMODS; i++) {
 		utap_umod_setup(&utap_umods[i], d[i].path, d[i].uw, d[i].uw_len, d[i].sym,
 				d[i].sym_len, d[i].line, d[i].line_len);
+		utap_umods[i].py = d[i].py;
+	}
 	atomic_set(&utap_numods, i);
 	return 0;
 }

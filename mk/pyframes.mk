@@ -1,0 +1,18 @@
+# Python frames in user stacks (pybacktrace(), tapsets/ucontext-python.stp;
+# runtime/unwind/pyframes.c; translator/elf/pysyms.c). The module reads
+# CPython 3.11's structures at offsets the compiler takes from the installed
+# headers: tools/gen_pyoffsets.c writes them into a header, checked in and
+# rewritten when the generator or the headers change.
+
+PY311_INC := /usr/include/python3.11
+
+UTAP_SRCS += translator/elf/pysyms.c
+
+runtime/unwind/py311_offsets.h: tools/gen_pyoffsets.c $(wildcard $(PY311_INC)/Python.h \
+		$(PY311_INC)/internal/pycore_frame.h $(PY311_INC)/internal/pycore_interp.h \
+		$(PY311_INC)/internal/pycore_runtime.h $(PY311_INC)/cpython/code.h)
+	@mkdir -p $(B)/tools
+	$(CC) $(CSTD) $(WARN) -I$(PY311_INC) -o $(B)/tools/gen_pyoffsets $<
+	$(B)/tools/gen_pyoffsets > $@.tmp && mv $@.tmp $@
+
+ALL_EXTRA += runtime/unwind/py311_offsets.h
