@@ -51,6 +51,37 @@ static int utap_py_ptr(u64 addr, u64 *out)
 	return utap_uread(out, addr, sizeof(*out));
 }
 
+/*
+ * A thread whose native stack has no CPython frame (one a C library
+ * started, say) may still be in a Python process: the mappings say.
+ */
+static bool utap_py_find_mapped(struct utap_py *py)
+{
+	struct mm_struct *mm = current->mm;
+	struct vm_area_struct *vma;
+	struct utap_umap m;
+	bool found = false;
+	VMA_ITERATOR(vmi, mm, 0);
+
+	if (!mm || in_nmi() || !mmap_read_trylock(mm))
+		return false;
+	for_each_vma(vmi, vma) {
+		struct utap_umod *mod;
+
+		if (!vma->vm_file || !(vma->vm_flags & VM_EXEC))
+			continue;
+		mod = utap_umod_by_inode(file_inode(vma->vm_file));
+		if (mod && mod->py && utap_umap_fill(mm, vma, &m, true)) {
+			py->mod = mod;
+			py->bias = m.bias;
+			found = true;
+			break;
+		}
+	}
+	mmap_read_unlock(mm);
+	return found;
+}
+
 /* The first frame of the native stack in a CPython file: which one it is, and its bias. */
 static bool utap_py_find(struct utap_context *c, struct utap_py *py)
 {
@@ -70,7 +101,7 @@ static bool utap_py_find(struct utap_context *c, struct utap_py *py)
 			return true;
 		}
 	}
-	return false;
+	return utap_py_find_mapped(py);
 }
 
 /*
@@ -309,14 +340,24 @@ static int utap_py_line(u64 table, u64 bytes_type, int line, s64 addr)
 
 /* ---- the walk ---- */
 
+/*
+ * Where the frames go: the compact form into buf (pybacktrace()), or the
+ * printed lines, to the print buffer (buf NULL) or into buf. Into buf only
+ * whole lines: the first that does not fit ends the walk.
+ */
 struct utap_py_sink {
+	struct utap_context *c;
 	char *buf;
 	size_t size, used;
-	bool full;
+	bool lines, full;
 };
 
 static void utap_py_emit(struct utap_py_sink *s, const char *text, size_t n)
 {
+	if (!s->buf) {
+		utap_print_bytes(s->c, text, n);
+		return;
+	}
 	if (s->full || s->used + n >= s->size) {
 		s->full = true;
 		return;
@@ -333,19 +374,20 @@ static void utap_py_marker(struct utap_py_sink *s, const char *why)
 	utap_py_emit(s, line, scnprintf(line, sizeof(line), "<no Python frames: %s>\n", why));
 }
 
-/* One frame in the compact form, whole or not at all. */
+/* One frame: "FUNC\tFILE\tLINE[\tE]\n", or "  FUNC (FILE:LINE)\n" as printed. */
 static void utap_py_frame_line(struct utap_py_sink *s, const char *name, const char *file,
 			       int line, bool entry)
 {
-	char text[UTAP_PY_NAME + UTAP_PY_FILE + 32];
-	int n;
+	char text[UTAP_PY_NAME + UTAP_PY_FILE + 32], num[16] = "?";
 
 	if (line >= 0)
-		n = scnprintf(text, sizeof(text), "%s\t%s\t%d%s\n", name, file, line,
-			      entry ? "\tE" : "");
+		scnprintf(num, sizeof(num), "%d", line);
+	if (s->lines)
+		utap_py_emit(s, text, scnprintf(text, sizeof(text), "  %s (%s:%s)\n", name, file,
+						num));
 	else
-		n = scnprintf(text, sizeof(text), "%s\t%s\t?%s\n", name, file, entry ? "\tE" : "");
-	utap_py_emit(s, text, n);
+		utap_py_emit(s, text, scnprintf(text, sizeof(text), "%s\t%s\t%s%s\n", name, file,
+						num, entry ? "\tE" : ""));
 }
 
 /* One _PyInterpreterFrame at FRAME: emits it, returns the previous one (0: the last). */
@@ -394,7 +436,7 @@ static void utap_py_walk(struct utap_context *c, struct utap_py_sink *s)
 	if (utap_ustack_get(c)->state != UTAP_USTACK_OK)
 		return utap_py_marker(s, "no user context");
 	if (!utap_py_find(c, &py))
-		return utap_py_marker(s, "no CPython 3.11 in the native stack");
+		return utap_py_marker(s, "no CPython 3.11 in this process");
 	bad = utap_py_version(&py, why, sizeof(why));
 	if (bad)
 		return utap_py_marker(s, bad);
@@ -418,7 +460,7 @@ static void utap_py_walk(struct utap_context *c, struct utap_py_sink *s)
 /* pybacktrace(): the compact string, cut before the first frame that does not fit. */
 static void utap_pybacktrace(struct utap_context *c, char *buf, size_t size)
 {
-	struct utap_py_sink s = { .buf = buf, .size = size };
+	struct utap_py_sink s = { .c = c, .buf = buf, .size = size };
 
 	buf[0] = 0;
 	utap_py_walk(c, &s);
@@ -511,22 +553,14 @@ static void utap_py_render(struct utap_context *c, const char *s, char *dst)
 	}
 }
 
-/*
- * print_pybacktrace(): the walk into a scratch string of its own, so that
- * the printed stack is not bounded by MAXSTRINGLEN.
- */
-#define UTAP_PY_SCRATCH (MAXBACKTRACE * (UTAP_PY_NAME + UTAP_PY_FILE + 16) + 64)
-
-static DEFINE_PER_CPU(char[UTAP_PY_SCRATCH], utap_py_scratch);
-
-/* print_pybacktrace() (dst NULL), sprint_pybacktrace() */
+/* print_pybacktrace() (dst NULL), sprint_pybacktrace(): the lines, straight from the walk */
 static void utap_print_pybacktrace(struct utap_context *c, char *dst)
 {
-	char *buf = this_cpu_ptr(utap_py_scratch);
+	struct utap_py_sink s = { .c = c, .buf = dst, .size = MAXSTRINGLEN, .lines = true };
 
-	/* a handler runs with preemption off, and one at a time per CPU */
-	utap_pybacktrace(c, buf, UTAP_PY_SCRATCH);
-	utap_py_render(c, buf, dst);
+	if (dst)
+		dst[0] = 0;
+	utap_py_walk(c, &s);
 }
 
 #endif /* UTAP_UNWIND_PYFRAMES_C */

@@ -1,5 +1,6 @@
 # py_shapes.py MODE - Python call shapes for the pybacktrace() tests.
-# The line numbers matter: the tests name them.
+# The line numbers matter: the tests name them. Results go to stderr, so
+# that they never split a line of the tracer's output.
 import os
 import sys
 import threading
@@ -83,16 +84,16 @@ def cthread():
 
 mode = sys.argv[1]
 if mode == "chain":
-    print("chain", chain(int(sys.argv[2])) > 0)
+    print("chain", chain(int(sys.argv[2])) > 0, file=sys.stderr)
 elif mode == "gen":
-    print("gen", consume())
+    print("gen", consume(), file=sys.stderr)
 elif mode == "rec":
-    print("rec", rec(200))
+    print("rec", rec(200), file=sys.stderr)
 elif mode == "sorted":
-    print("sorted", sort_it())
+    print("sorted", sort_it(), file=sys.stderr)
 elif mode == "threads":
     threads()
-    print("threads")
+    print("threads", file=sys.stderr)
 elif mode == "cthread":
     cthread()
-    print("cthread")
+    print("cthread", file=sys.stderr)
