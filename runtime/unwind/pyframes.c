@@ -553,6 +553,44 @@ static void utap_py_render(struct utap_context *c, const char *s, char *dst)
 	}
 }
 
+/*
+ * The mixed folded form: the Python frames one C call of
+ * _PyEval_EvalFrameDefault ran are a group, innermost first, ending with
+ * its entry frame; group 0 is the innermost C call's. Frames after the
+ * last entry frame (a walk cut short) make no group.
+ */
+static int utap_py_ngroups(const char *s)
+{
+	struct utap_py_line l;
+	int n = 0;
+
+	while (utap_py_next(&s, &l))
+		n += l.entry;
+	return n;
+}
+
+/* Frame j (0: innermost) of group g in out, and the group's length; 0 if there is no group g. */
+static int utap_py_group_frame(const char *s, int g, int j, struct utap_py_line *out)
+{
+	struct utap_py_line l;
+	int gi = 0, k = 0;
+
+	while (utap_py_next(&s, &l)) {
+		if (l.marker)
+			return 0;
+		if (gi == g && k == j)
+			*out = l;
+		k++;
+		if (!l.entry)
+			continue;
+		if (gi == g)
+			return k;
+		gi++;
+		k = 0;
+	}
+	return 0;
+}
+
 /* print_pybacktrace() (dst NULL), sprint_pybacktrace(): the lines, straight from the walk */
 static void utap_print_pybacktrace(struct utap_context *c, char *dst)
 {
