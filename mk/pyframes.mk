@@ -16,3 +16,13 @@ runtime/unwind/py311_offsets.h: tools/gen_pyoffsets.c $(wildcard $(PY311_INC)/Py
 	$(B)/tools/gen_pyoffsets > $@.tmp && mv $@.tmp $@
 
 ALL_EXTRA += runtime/unwind/py311_offsets.h
+
+# Target programs: one that only looks like CPython 3.12 (its symbols
+# exported), one that embeds libpython3.11.
+$(B)/progs/py_fake312: testsuite/progs/py_fake312.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -rdynamic -o $@ $<
+
+$(B)/progs/py_embed: testsuite/progs/py_embed.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -I$(PY311_INC) -o $@ $< -lpython3.11

@@ -112,19 +112,19 @@ static const char *utap_py_version(struct utap_py *py, char *why, size_t size)
 {
 	u64 v, at = utap_py_sym(py, UTAP_PY_VERSION);
 
-	if (READ_ONCE(py->mod->py_warned) == 1)
+	if (READ_ONCE(py->mod->py_version) == 1)
 		return NULL;
 	if (!at)
 		return "no Py_Version: not CPython 3.11";
 	if (utap_py_ptr(at, &v))
 		return "Py_Version unreadable";
 	if ((v >> 16) == (UTAP_PY311_VERSION_HEX >> 16)) {
-		WRITE_ONCE(py->mod->py_warned, 1);
+		WRITE_ONCE(py->mod->py_version, 1);
 		return NULL;
 	}
 	scnprintf(why, size, "CPython %llu.%llu is not supported",
 		  (unsigned long long)(v >> 24), (unsigned long long)((v >> 16) & 0xff));
-	if (cmpxchg(&py->mod->py_warned, 0, 2) == 0)
+	if (cmpxchg(&py->mod->py_version, 0, 2) == 0)
 		utap_warn("%s is CPython %llu.%llu: Python backtraces read CPython 3.11 only",
 			  py->mod->path, (unsigned long long)(v >> 24),
 			  (unsigned long long)((v >> 16) & 0xff));

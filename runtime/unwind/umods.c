@@ -48,7 +48,7 @@ struct utap_umod {
 	void *owned;			/* run-time tables: freed at exit */
 	bool warned;			/* "missing unwind data" said once */
 	const u64 *py;			/* CPython's symbols, link-time values, or NULL */
-	bool py_warned;			/* its version was said once */
+	int py_version;			/* 0 not known yet, 1 CPython 3.11, 2 another (said once) */
 };
 
 static struct utap_umod utap_umods[UTAP_MAX_UMODS];
