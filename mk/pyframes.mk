@@ -26,3 +26,16 @@ $(B)/progs/py_fake312: testsuite/progs/py_fake312.c
 $(B)/progs/py_embed: testsuite/progs/py_embed.c
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_CFLAGS) -I$(PY311_INC) -o $@ $< -lpython3.11
+
+# The location table decoder against CPython's own co_lines() of real code.
+UNIT_TESTS += test_pyline
+test_pyline_SRCS := testsuite/unit/test_pyline.c runtime/unwind/pyline.c
+test_pyline_CFLAGS := -DPYLINE_VECTORS='"$(abspath $(B))/unit/pyline.vec"'
+$(B)/unit/test_pyline: $(B)/unit/pyline.vec runtime/unwind/pyline.h
+
+$(B)/unit/pyline.vec: testsuite/unit/pyline_vectors.py
+	@mkdir -p $(dir $@)
+	/usr/bin/python3.11 $< $@.tmp && mv $@.tmp $@
+
+FUZZERS += fuzz_pyline
+fuzz_pyline_SRCS := testsuite/fuzz/fuzz_pyline.c runtime/unwind/pyline.c

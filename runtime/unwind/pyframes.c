@@ -29,6 +29,7 @@
 #include "probes/umemory.c"
 #include "unwind/pyframes_format.h"
 #include "unwind/py311_offsets.h"
+#include "unwind/pyline.c"
 
 #define UTAP_PY_NAME 128		/* bytes kept of a function's name */
 #define UTAP_PY_FILE 256		/* and of a file's */
@@ -249,7 +250,7 @@ cut:
 	return true;
 }
 
-/* ---- lines: co_linetable, 3.11's location table ---- */
+/* ---- lines: co_linetable, 3.11's location table (pyline.c) ---- */
 
 struct utap_py_bytes {
 	u64 at, end;
@@ -257,9 +258,11 @@ struct utap_py_bytes {
 	u32 n, i;
 };
 
-/* The next byte of the table, or -1 at its end or on a fault. */
-static int utap_py_byte(struct utap_py_bytes *b)
+/* The next byte of the table, or -1 at its end or on a fault (a utap_pyline_next). */
+static int utap_py_byte(void *ctx)
 {
+	struct utap_py_bytes *b = ctx;
+
 	if (b->i == b->n) {
 		u32 take = min_t(u64, b->end - b->at, sizeof(b->buf));
 
@@ -272,39 +275,15 @@ static int utap_py_byte(struct utap_py_bytes *b)
 	return b->buf[b->i++];
 }
 
-/* A varint: 6-bit chunks, least significant first, bit 6 set on all but the last. */
-static int utap_py_varint(struct utap_py_bytes *b, u32 *out)
-{
-	int shift = 0, v;
-
-	*out = 0;
-	do {
-		v = utap_py_byte(b);
-		if (v < 0 || (v & 0x80) || shift > 28)
-			return -1;
-		*out |= (u32)(v & 0x3f) << shift;
-		shift += 6;
-	} while (v & 0x40);
-	return 0;
-}
-
-/*
- * The line of code unit ADDR: each entry (a first byte with bit 7 set:
- * code in bits 3-6, length - 1 in bits 0-2) covers the next code units;
- * its start line is a delta from the previous entry's (codes 0-9: 0,
- * 10-12: code - 10, 13 and 14: a signed varint after the first byte, 15:
- * no line). The rest of an entry is columns. 0 when the table cannot be
- * read or ends first; -1 for an instruction without a line.
- */
-static int utap_py_line(u64 table, u64 bytes_type, int line, s64 addr)
+/* The line of code unit ADDR of a code object: from its co_linetable, a bytes object. */
+static int utap_py_line(u64 table, u64 bytes_type, int first, s64 addr)
 {
 	struct utap_py_bytes b = { 0 };
 	u8 hdr[UTAP_PY311_BYTES_DATA];
-	s64 size, pos = 0;
-	int first = -1;
+	s64 size;
 
 	if (addr < 0)
-		return line;	/* not started: the def line */
+		return first;	/* not started: the def line */
 	if (!utap_py_is(table, bytes_type) || utap_uread(hdr, table, sizeof(hdr)))
 		return 0;
 	memcpy(&size, hdr + UTAP_PY311_BYTES_SIZE, sizeof(size));
@@ -312,30 +291,7 @@ static int utap_py_line(u64 table, u64 bytes_type, int line, s64 addr)
 		return 0;
 	b.at = table + UTAP_PY311_BYTES_DATA;
 	b.end = b.at + size;
-	for (;;) {
-		int code, v;
-		u32 u;
-
-		if (first < 0)
-			first = utap_py_byte(&b);
-		if (first < 0 || !(first & 0x80))
-			return 0;
-		code = (first >> 3) & 15;
-		if (code == 13 || code == 14) {
-			if (utap_py_varint(&b, &u))
-				return 0;
-			line += (u & 1) ? -(int)(u >> 1) : (int)(u >> 1);
-		} else if (code >= 10 && code <= 12) {
-			line += code - 10;
-		}
-		pos += (first & 7) + 1;
-		if (addr < pos)
-			return code == 15 ? -1 : line;
-		/* skip the columns: the next entry starts at a byte with bit 7 set */
-		while ((v = utap_py_byte(&b)) >= 0 && !(v & 0x80))
-			;
-		first = v;
-	}
+	return utap_pyline_find(utap_py_byte, &b, first, addr);
 }
 
 /* ---- the walk ---- */
