@@ -97,3 +97,11 @@ elif mode == "threads":
 elif mode == "cthread":
     cthread()
     print("cthread", file=sys.stderr)
+elif mode == "syscalls":
+    def sys_loop(rounds):
+        time.sleep(0.01)  # sampling on
+        for _ in range(rounds):
+            os.stat("/")
+        time.sleep(0.01)  # and off
+    sys_loop(int(sys.argv[2]))
+    print("syscalls", file=sys.stderr)
