@@ -205,28 +205,22 @@ static int build_tables(struct session *s, struct umodule *m, int idx, unsigned 
 
 /*
  * pybacktrace(): the CPython binaries among the modules, with the symbols
- * the module relocates. None is worth a warning: every Python stack would
- * be a marker.
+ * the module relocates. One mapped later (a libpython the program links
+ * or dlopens) gets them from the runner with its tables.
  */
 static void emit_python(struct emitter *em)
 {
-	int found = 0;
-
 	for (int i = 0; i < numods; i++) {
 		struct umodule *m = &umods[i];
 
 		m->python = elf_py_syms(m->path, m->py);
 		if (!m->python)
 			continue;
-		found++;
 		sb_printf(&em->top, "static const u64 utap_umod_py_%d[%d] = {", i, UTAP_PY_NSYMS);
 		for (int k = 0; k < UTAP_PY_NSYMS; k++)
 			sb_printf(&em->top, "%s0x%llx", k ? ", " : " ", (unsigned long long)m->py[k]);
 		sb_puts(&em->top, " };\n");
 	}
-	if (!found)
-		warnf("no CPython among the modules with tables (the -c/-x program, -d, --ldd): "
-		      "Python backtraces will only say so");
 }
 
 static void emit_blob(struct emitter *em, const char *name, const char *file)
