@@ -76,7 +76,7 @@ DEB_PKGS := build-essential gcc g++ make bc libelf-dev libdw-dev libiberty-dev l
 	qemu-system-x86 util-linux kmod libc6-dbg golang-go protobuf-compiler \
 	clang libclang-rt-14-dev llvm libcapstone-dev qemu-user valgrind lcov gdb strace \
 	groff-base man-db libxml2-utils nodejs \
-	python3.11 libpython3.11
+	python3.11 libpython3.11 python3.11-dev libpython3.11-dev
 
 deps:
 	@missing=$$(for p in $(DEB_PKGS); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \

@@ -15,6 +15,9 @@
  * non-faulting reads of the task's stack. The result is kept for the rest
  * of the probe hit, so several backtrace functions cost one walk.
  */
+#ifndef UTAP_UNWIND_UCONTEXT_C
+#define UTAP_UNWIND_UCONTEXT_C
+
 #include <linux/uprobes.h>
 #include <linux/sched/task_stack.h>
 
@@ -333,3 +336,5 @@ static void utap_print_usyms(struct utap_context *c, const char *s, char *dst)
 {
 	utap_render_syms(c, s, dst, utap_usym_format);
 }
+
+#endif /* UTAP_UNWIND_UCONTEXT_C */

@@ -26,6 +26,7 @@ struct utap_umod_desc {
 	size_t sym_len;
 	const void *line;
 	size_t line_len;
+	const u64 *py;			/* a CPython binary's symbols (pyframes_format.h), or NULL */
 };
 
 static const struct utap_umod_desc *utap_gen_umods(int *n);
@@ -47,6 +48,8 @@ struct utap_umod {
 	bool has_lines;
 	void *owned;			/* run-time tables: freed at exit */
 	bool warned;			/* "missing unwind data" said once */
+	const u64 *py;			/* CPython's symbols, link-time values, or NULL */
+	int py_version;			/* 0 not known yet, 1 CPython 3.11, 2 another (said once) */
 };
 
 /*
@@ -107,6 +110,7 @@ static int utap_umods_init(void)
 		}
 		utap_umod_setup(utap_umods[i], d[i].path, d[i].uw, d[i].uw_len, d[i].sym,
 				d[i].sym_len, d[i].line, d[i].line_len);
+		utap_umods[i]->py = d[i].py;
 	}
 	atomic_set(&utap_numods, i);
 	return 0;

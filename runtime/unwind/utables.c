@@ -23,12 +23,13 @@
 
 #include "probes/target.c"
 #include "unwind/umods.c"
+#include "unwind/pyframes_format.h"
 
 #define UTAP_TABLES_MAGIC 0x75746162	/* "utab" */
 #define UTAP_TABLES_NONE 1		/* the runner has no tables for this file */
 #define UTAP_TABLES_VDSO 2		/* the vDSO image of this kernel */
 
-/* What the runner writes: this header, then path, unwind, symbol, line blobs (8-aligned). */
+/* What the runner writes: this header, then path, unwind, symbol, line, CPython blobs (8-aligned). */
 struct utap_tables_msg {
 	u32 magic;
 	u32 seq;
@@ -37,7 +38,7 @@ struct utap_tables_msg {
 	u32 uw_len;
 	u32 sym_len;
 	u32 line_len;
-	u32 pad;
+	u32 py_len;		/* CPython's symbols (pyframes_format.h), or 0 */
 };
 
 #define UTAP_TREQS 64
@@ -314,7 +315,7 @@ static void utap_hold_stop(void)
 /* ---- the runner's answers ---- */
 
 static int utap_tables_add(const struct utap_tables_msg *h, const char *path, const void *uw,
-			   const void *sym, const void *line, void *owned)
+			   const void *sym, const void *line, const u64 *py, void *owned)
 {
 	struct utap_umod *m;
 	int n;
@@ -334,6 +335,7 @@ static int utap_tables_add(const struct utap_tables_msg *h, const char *path, co
 	utap_umods[n] = m;
 	utap_umod_setup(m, path, uw, h->uw_len, sym, h->sym_len, line, h->line_len);
 	m->owned = owned;
+	m->py = py;	/* addresses only: they are read without faulting, and checked */
 	if (h->flags & UTAP_TABLES_VDSO) {
 		if (m->inode)
 			path_put(&m->kpath);
@@ -350,10 +352,10 @@ static int utap_tables_add(const struct utap_tables_msg *h, const char *path, co
 static bool utap_msg_fits(const struct utap_tables_msg *h, size_t count)
 {
 	u64 need = ALIGN(sizeof(*h), 8) + ALIGN((u64)h->path_len, 8) + ALIGN((u64)h->uw_len, 8) +
-		   ALIGN((u64)h->sym_len, 8) + ALIGN((u64)h->line_len, 8);
+		   ALIGN((u64)h->sym_len, 8) + ALIGN((u64)h->line_len, 8) + h->py_len;
 
 	return h->magic == UTAP_TABLES_MAGIC && h->path_len > 0 && h->path_len < PATH_MAX &&
-	       need <= count;
+	       (!h->py_len || h->py_len == UTAP_PY_NSYMS * sizeof(u64)) && need <= count;
 }
 
 static ssize_t utap_tables_write(struct file *f, const char __user *ubuf, size_t count,
@@ -362,6 +364,7 @@ static ssize_t utap_tables_write(struct file *f, const char __user *ubuf, size_t
 	struct utap_tables_msg *h;
 	char *p, *path;
 	void *uw, *sym, *line;
+	const u64 *py;
 	int rc;
 
 	if (count < sizeof(*h) || count > (64 << 20))
@@ -389,12 +392,14 @@ static ssize_t utap_tables_write(struct file *f, const char __user *ubuf, size_t
 	sym = h->sym_len ? p : NULL;
 	p += ALIGN(h->sym_len, 8);
 	line = h->line_len ? p : NULL;
+	p += ALIGN(h->line_len, 8);
+	py = h->py_len ? (const u64 *)p : NULL;
 	path[h->path_len - 1] = 0;
 	if ((uw && uw_table_validate(uw, h->uw_len)) ||
 	    (sym && utap_symtab_init(&(struct utap_symtab){ 0 }, sym, h->sym_len)) ||
 	    (line && utap_linetab_init(&(struct utap_linetab){ 0 }, line, h->line_len)))
 		goto fail;	/* refused: the request stays open until it times out */
-	rc = utap_tables_add(h, path, uw, sym, line, h);
+	rc = utap_tables_add(h, path, uw, sym, line, py, h);
 	utap_treq_finish(h->seq);
 	if (rc)
 		goto fail;

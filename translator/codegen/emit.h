@@ -68,6 +68,7 @@ enum part_flags {
 	PART_ULINES = 1u << 2,		/* their line tables */
 	PART_REGEX_GROUPS = 1u << 3,	/* every match records its groups (emit_regex.c) */
 	PART_UDATA = 1u << 4,		/* symbols of data too, not only of code */
+	PART_PYTHON = 1u << 5,		/* which of them are CPython, by its symbols (ustack.c) */
 };
 void emit_need(struct emitter *em, const char *name);
 /* The parts the script's used embedded C names; -1 after an error. */

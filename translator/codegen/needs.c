@@ -36,6 +36,7 @@ static const struct runtime_part parts[] = {
 	/* a function that names any address, not only code (usymdata) */
 	{ "usymdata",		"unwind/ucontext.c",		PART_USYMS | PART_UDATA },
 	{ "uline",		"unwind/ucontext.c",		PART_USYMS | PART_ULINES },
+	{ "pystack",		"unwind/pyframes.c",		PART_UNWIND | PART_USYMS | PART_PYTHON },
 	{ "regex",		"core/regex.c",			0 },
 	{ "regex_groups",	NULL,				PART_REGEX_GROUPS },
 	{ "itrace",		"itrace/itrace.c",		0 },

@@ -13,6 +13,7 @@
  */
 #include "emit.h"
 #include "base/command.h"
+#include "elf/pysyms.h"
 #include "elf/symtab.h"
 #include "elf/uwbuild.h"
 
@@ -30,6 +31,8 @@ struct umodule {
 	bool explicit_d;	/* named with -d: a file utap cannot read is an error */
 	const char *uw_file, *sym_file, *line_file;
 	size_t uw_len, sym_len, line_len;
+	bool python;		/* a CPython binary: py holds its symbols */
+	uint64_t py[UTAP_PY_NSYMS];
 };
 
 static struct umodule umods[256];
@@ -203,6 +206,26 @@ static int build_tables(struct session *s, struct umodule *m, int idx, unsigned 
 	return 0;
 }
 
+/*
+ * pybacktrace(): the CPython binaries among the modules, with the symbols
+ * the module relocates. One mapped later (a libpython the program links
+ * or dlopens) gets them from the runner with its tables.
+ */
+static void emit_python(struct emitter *em)
+{
+	for (int i = 0; i < numods; i++) {
+		struct umodule *m = &umods[i];
+
+		m->python = elf_py_syms(m->path, m->py);
+		if (!m->python)
+			continue;
+		sb_printf(&em->top, "static const u64 utap_umod_py_%d[%d] = {", i, UTAP_PY_NSYMS);
+		for (int k = 0; k < UTAP_PY_NSYMS; k++)
+			sb_printf(&em->top, "%s0x%llx", k ? ", " : " ", (unsigned long long)m->py[k]);
+		sb_puts(&em->top, " };\n");
+	}
+}
+
 static void emit_blob(struct emitter *em, const char *name, const char *file)
 {
 	sb_printf(&em->top, "asm(\".pushsection .rodata\\n.balign 8\\n%s:\\n.incbin \\\"%s\\\"\\n"
@@ -247,6 +270,8 @@ int emit_ustack_tables(struct emitter *em)
 			umods[kept++] = umods[i];
 		numods = kept;
 	}
+	if (em->parts & PART_PYTHON)
+		emit_python(em);
 	for (int i = 0; i < numods; i++) {
 		struct umodule *m = &umods[i];
 
@@ -262,11 +287,11 @@ int emit_ustack_tables(struct emitter *em)
 		struct umodule *m = &umods[i];
 
 		sb_printf(&em->top, "\t{ .path = %s, .uw = %s, .uw_len = %zu, .sym = utap_umod_sym_%d, "
-			  ".sym_len = %zu, .line = %s, .line_len = %zu },\n",
+			  ".sym_len = %zu, .line = %s, .line_len = %zu, .py = %s },\n",
 			  c_string_literal(m->path, strlen(m->path)),
 			  m->uw_file ? arena_printf("utap_umod_uw_%d", i) : "NULL", m->uw_len, i,
 			  m->sym_len, m->line_file ? arena_printf("utap_umod_line_%d", i) : "NULL",
-			  m->line_len);
+			  m->line_len, m->python ? arena_printf("utap_umod_py_%d", i) : "NULL");
 	}
 	sb_puts(&em->top, "};\n");
 	sb_printf(&em->top, "static const struct utap_umod_desc *utap_gen_umods(int *n)\n{\n"

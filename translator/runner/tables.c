@@ -11,6 +11,7 @@
  */
 #include "base/base.h"
 #include "tables.h"
+#include "elf/pysyms.h"
 #include "elf/symtab.h"
 #include "elf/uwbuild.h"
 
@@ -27,7 +28,7 @@
 #define TABLES_VDSO 2
 
 struct tables_msg {
-	uint32_t magic, seq, flags, path_len, uw_len, sym_len, line_len, pad;
+	uint32_t magic, seq, flags, path_len, uw_len, sym_len, line_len, py_len;
 };
 
 static size_t align8(size_t n)
@@ -35,15 +36,19 @@ static size_t align8(size_t n)
 	return (n + 7) & ~(size_t)7;
 }
 
+/* PY: a CPython binary's symbols for pybacktrace() (elf/pysyms.h), or NULL. */
 static int send_tables(int fd, uint32_t seq, uint32_t flags, const char *path,
-		       const void *uw, size_t uw_len, const void *sym, size_t sym_len)
+		       const void *uw, size_t uw_len, const void *sym, size_t sym_len,
+		       const uint64_t *py)
 {
 	struct tables_msg h = {
 		.magic = TABLES_MAGIC, .seq = seq, .flags = flags,
 		.path_len = (uint32_t)strlen(path) + 1, .uw_len = (uint32_t)uw_len,
 		.sym_len = (uint32_t)sym_len,
+		.py_len = py ? UTAP_PY_NSYMS * sizeof(*py) : 0,
 	};
-	size_t total = align8(sizeof(h)) + align8(h.path_len) + align8(uw_len) + align8(sym_len);
+	size_t total = align8(sizeof(h)) + align8(h.path_len) + align8(uw_len) + align8(sym_len) +
+		       h.py_len;
 	char *buf = calloc(1, total), *p = buf;
 	int rc;
 
@@ -58,6 +63,9 @@ static int send_tables(int fd, uint32_t seq, uint32_t flags, const char *path,
 	p += align8(uw_len);
 	if (sym_len)
 		memcpy(p, sym, sym_len);
+	p += align8(sym_len);
+	if (py)
+		memcpy(p, py, h.py_len);
 	rc = write(fd, buf, total) == (ssize_t)total ? 0 : -1;
 	free(buf);
 	return rc;
@@ -162,6 +170,7 @@ static void answer(int fd, uint32_t seq, const char *path)
 	char *uw_cache, *sym_cache;
 	size_t uw_len = 0, sym_len = 0;
 	void *uw, *sym;
+	uint64_t py[UTAP_PY_NSYMS];
 
 	file_buildid(path, hex, sizeof(hex));
 	uw_cache = cached_path(hex, "uwt");
@@ -190,9 +199,10 @@ static void answer(int fd, uint32_t seq, const char *path)
 		}
 	}
 	if (uw && sym)
-		send_tables(fd, seq, 0, name, uw, uw_len, sym, sym_len);
+		send_tables(fd, seq, 0, name, uw, uw_len, sym, sym_len,
+			    elf_py_syms(path, py) ? py : NULL);
 	else
-		send_tables(fd, seq, TABLES_NONE, name, NULL, 0, NULL, 0);
+		send_tables(fd, seq, TABLES_NONE, name, NULL, 0, NULL, 0, NULL);
 	free(uw);
 	free(sym);
 	free(uw_cache);
@@ -256,7 +266,8 @@ void tables_send_vdso(int fd)
 	if (elf && uw_build_elf(elf, NULL, NULL, &ub, &st, err, sizeof(err)) == 0 &&
 	    utap_debuginfo_open_memory(&di, copy, end - start, NULL, NULL, 0) == 0 &&
 	    utap_symtab_build(&di, UTAP_SYMTAB_NO_ABS, &sb) == 0)
-		send_tables(fd, 0, TABLES_VDSO, "linux-vdso.so.1", ub.data, ub.len, sb.data, sb.size);
+		send_tables(fd, 0, TABLES_VDSO, "linux-vdso.so.1", ub.data, ub.len, sb.data, sb.size,
+			    NULL);
 	if (elf)
 		elf_end(elf);
 	uw_blob_free(&ub);
