@@ -32,16 +32,19 @@ static void utap_flags_str(char *out, unsigned long v, const struct utap_flag *f
 }
 
 /* First name whose value is v, or v in hex: stap's lookup of one value. */
+/* Room for what utap_value_str() and utap_signal_str() write: a name or "0x..". */
+#define UTAP_NAME_LEN 64
+
 static void utap_value_str(char *out, long v, const struct utap_flag *f, size_t n)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++)
 		if ((long)f[i].bit == v) {
-			utap_strlcpy(out, f[i].name, MAXSTRINGLEN);
+			utap_strlcpy(out, f[i].name, UTAP_NAME_LEN);
 			return;
 		}
-	snprintf(out, MAXSTRINGLEN, "0x%lx", v);
+	snprintf(out, UTAP_NAME_LEN, "0x%lx", v);
 }
 
 /* stap's signal names: SIGIO shows as "SIGIO/SIGPOLL", SIGSTKFLT and real-time ones in hex */
@@ -62,11 +65,11 @@ static void utap_signal_str(char *out, int64_t sig)
 	unsigned int v = (unsigned int)sig;
 
 	if (v < ARRAY_SIZE(utap_signal_names) && utap_signal_names[v])
-		utap_strlcpy(out, utap_signal_names[v], MAXSTRINGLEN);
+		utap_strlcpy(out, utap_signal_names[v], UTAP_NAME_LEN);
 	else if (v == (SIGTRAP | 0x80))
-		utap_strlcpy(out, "TRACESYSGOOD", MAXSTRINGLEN);
+		utap_strlcpy(out, "TRACESYSGOOD", UTAP_NAME_LEN);
 	else
-		snprintf(out, MAXSTRINGLEN, "0x%x", v);
+		snprintf(out, UTAP_NAME_LEN, "0x%x", v);
 }
 
 #endif

@@ -450,12 +450,13 @@ static const char *pch_header(const struct session *s, const struct compile *c,
 					"(translator/kernel/kbuild.c) */\n%s#include \"core/kheaders.h\"\n",
 					c->includes);
 	char *kh = read_file(arena_printf("%s/runtime/core/kheaders.h", s->datadir), NULL);
+	const char *recipe = recipe_path(s);	/* it names the kernel's config */
 	uint64_t h = hash_bytes(text, strlen(text), 0);
 	const char *path, *gch, *tmp;
 
 	h = hash_bytes(c->flags, strlen(c->flags), h);
 	h = hash_bytes(c->cc, strlen(c->cc), h);
-	h = hash_bytes(recipe_path(s), strlen(recipe_path(s)), h);
+	h = hash_bytes(recipe, strlen(recipe), h);
 	if (kh)
 		h = hash_bytes(kh, strlen(kh), h);
 	path = arena_printf("%s/%s-%016llx.h", utap_cache_dir("pch"), s->krel,
