@@ -41,6 +41,7 @@ struct utap_uprobe {
 	loff_t ref_ctr_offset;		/* file offset of an SDT semaphore, or 0 */
 	pid_t pid;			/* process(PID): only this process; 0: any */
 	bool target_tree;		/* only the -c/-x target and its descendants */
+	const char *exe_path;		/* .library: only in processes of this executable */
 	bool is_return;
 	bool optional;			/* probe point marked '?': a failure is skipped */
 	const struct utap_probe *probe;
@@ -61,6 +62,8 @@ struct utap_uprobe {
 	struct utap_uprobe_reg cap_reg;	/* the capture's own uprobe, after the entry */
 	struct path kpath;		/* keeps the inode (and its mount) alive */
 	struct inode *inode;		/* the inode the file's pages really live in */
+	struct path exe_kpath;
+	struct inode *exe_inode;	/* exe_path's, as the page cache knows it */
 	bool registered;
 };
 
@@ -76,10 +79,33 @@ struct utap_uprobe_hit {
 	struct utap_entry_rec *entry;	/* a .return probe's entry values, or NULL */
 };
 
+/*
+ * Does current run the executable of a .library probe? mm->exe_file is
+ * the file exec opened, on overlayfs the overlay's, so its real inode is
+ * what is compared.
+ */
+static bool utap_uprobe_in_exe(const struct utap_uprobe *up)
+{
+	struct mm_struct *mm = current->mm;
+	struct file *exe;
+	bool same = false;
+
+	if (!mm)
+		return false;
+	rcu_read_lock();
+	exe = rcu_dereference(mm->exe_file);
+	if (exe)
+		same = d_real_inode(exe->f_path.dentry) == up->exe_inode;
+	rcu_read_unlock();
+	return same;
+}
+
 /* Is the hit in a process this probe is about? */
 static bool utap_uprobe_wanted(const struct utap_uprobe *up)
 {
 	if (up->pid && task_tgid_nr(current) != up->pid)
+		return false;
+	if (up->exe_inode && !utap_uprobe_in_exe(up))
 		return false;
 	return !up->target_tree || utap_in_target_tree(current);
 }
@@ -224,18 +250,38 @@ static void utap_uprobe_detach(struct utap_uprobe *up)
  * guest's root) a mapping's vm_file is the file of the layer below, so the
  * uprobe must sit on that layer's inode, not on the overlay's.
  */
-static int utap_uprobe_lookup(struct utap_uprobe *up)
+static int utap_file_lookup(const char *name, struct path *path, struct inode **inode)
 {
-	int rc = kern_path(up->path, LOOKUP_FOLLOW, &up->kpath);
+	int rc = kern_path(name, LOOKUP_FOLLOW, path);
 
 	if (rc)
 		return rc;
-	up->inode = d_real_inode(up->kpath.dentry);
-	if (!up->inode || !S_ISREG(up->inode->i_mode)) {
-		path_put(&up->kpath);
+	*inode = d_real_inode(path->dentry);
+	if (!*inode || !S_ISREG((*inode)->i_mode)) {
+		path_put(path);
 		return -EINVAL;
 	}
 	return 0;
+}
+
+static int utap_uprobe_lookup(struct utap_uprobe *up)
+{
+	int rc = utap_file_lookup(up->path, &up->kpath, &up->inode);
+
+	if (rc || !up->exe_path)
+		return rc;
+	rc = utap_file_lookup(up->exe_path, &up->exe_kpath, &up->exe_inode);
+	if (rc)
+		path_put(&up->kpath);
+	return rc;
+}
+
+static void utap_uprobe_put(struct utap_uprobe *up)
+{
+	path_put(&up->kpath);
+	if (up->exe_inode)
+		path_put(&up->exe_kpath);
+	up->exe_inode = NULL;
 }
 
 static void utap_uprobe_set_handlers(struct utap_uprobe *up)
@@ -263,13 +309,15 @@ static int utap_uprobe_register_one(struct utap_uprobe *up)
 
 	if (rc) {
 		if (!up->optional)
-			utap_err("probe %s: cannot find '%s' (rc %d)", up->probe->pp, up->path, rc);
+			utap_err("probe %s: cannot find '%s'%s%s%s (rc %d)", up->probe->pp, up->path,
+				 up->exe_path ? " or '" : "", up->exe_path ? up->exe_path : "",
+				 up->exe_path ? "'" : "", rc);
 		return up->optional ? 0 : rc;
 	}
 	utap_uprobe_set_handlers(up);
 	rc = utap_uprobe_attach(up);
 	if (rc) {
-		path_put(&up->kpath);
+		utap_uprobe_put(up);
 		if (!up->optional)
 			utap_warn("probe %s registration error (rc %d): no uprobe at offset 0x%llx "
 				  "of %s", up->probe->pp, rc, (unsigned long long)up->offset,
@@ -317,7 +365,7 @@ static void utap_uprobes_unregister(struct utap_uprobe *ups, int n)
 	for (int i = 0; i < n; i++) {
 		if (!ups[i].registered)
 			continue;
-		path_put(&ups[i].kpath);
+		utap_uprobe_put(&ups[i]);
 		ups[i].registered = false;
 	}
 	/* the table that needed the entry records frees them, once its uprobes are gone */

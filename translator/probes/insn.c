@@ -48,7 +48,7 @@ static struct derived_probe *add(struct derived_probe *proto, const char *pp,
 
 static int insn_resolve(struct session *s, struct probe_point *pp, struct derived_probe *proto)
 {
-	const struct pp_component *kind = pp->comps->next;
+	const struct pp_component *kind = process_kind(pp);
 	struct insn_probe ip = { 0 };
 	struct process_spec spec;
 	const char *suffix;

@@ -6,18 +6,26 @@
 #include "probes/process.h"
 #include "base/command.h"
 
+#include <fnmatch.h>
 #include <glob.h>
 #include <inttypes.h>
 #include <string.h>
+
+const struct pp_component *process_kind(const struct probe_point *pp)
+{
+	const struct pp_component *c = pp->comps->next;
+
+	return c && !strcmp(c->name, "library") ? c->next : c;
+}
 
 bool process_point_is(const struct probe_point *pp, const char *const names[], int n)
 {
 	const struct pp_component *c = pp->comps;
 
-	if (!c || strcmp(c->name, "process") || !c->next)
+	if (!c || strcmp(c->name, "process") || !(c = process_kind(pp)))
 		return false;
 	for (int i = 0; i < n; i++)
-		if (!strcmp(c->next->name, names[i]))
+		if (!strcmp(c->name, names[i]))
 			return true;
 	return false;
 }
@@ -138,14 +146,94 @@ static int read_target(struct session *s, const struct probe_point *pp, struct p
 			 s->command->program, out);
 }
 
-int process_spec_read(struct session *s, const struct probe_point *pp, bool need_binary,
-		      struct process_spec *out)
+static int add_library(struct process_spec *out, const struct probe_point *pp,
+		       const char *path, const char *shown)
+{
+	int n = out->nbins;
+
+	if (add_binary(out, pp, path))
+		return -1;
+	if (out->nbins > n)
+		out->shown[n] = shown;
+	return 0;
+}
+
+/* .library("PATH"): a file named by path (globs expand), needed or not. */
+static int library_by_path(const struct probe_point *pp, const char *pattern,
+			   struct process_spec *out)
+{
+	glob_t g;
+	int rc = 0;
+
+	if (glob(pattern, has_glob(pattern) ? 0 : GLOB_NOCHECK, NULL, &g) != 0)
+		return 0;
+	out->bins = arena_alloc(sizeof(*out->bins) * (g.gl_pathc + 1));
+	out->shown = arena_alloc(sizeof(*out->shown) * (g.gl_pathc + 1));
+	for (size_t i = 0; i < g.gl_pathc && !rc; i++) {
+		const char *path = ubin_find(g.gl_pathv[i]);
+
+		if (path)
+			rc = add_library(out, pp, path, arena_strdup(g.gl_pathv[i]));
+		else if (!has_glob(pattern) && !pp->optional)
+			error_at(pp->loc, "cannot find library '%s'", pattern), rc = -1;
+	}
+	globfree(&g);
+	return rc ? -1 : out->nbins ? 1 : 0;
+}
+
+/* .library("NAME"): the needed libraries of out->exe whose DT_NEEDED name matches. */
+static int library_by_name(const struct probe_point *pp, const char *pattern,
+			   struct process_spec *out)
+{
+	struct ulib *libs;
+	size_t n = ubin_needed(out->exe, &libs);
+
+	out->bins = arena_alloc(sizeof(*out->bins) * (n + 1));
+	out->shown = arena_alloc(sizeof(*out->shown) * (n + 1));
+	for (size_t i = 0; i < n; i++)
+		if (!fnmatch(pattern, libs[i].name, 0) && add_library(out, pp, libs[i].path,
+								       libs[i].path))
+			return -1;
+	if (out->nbins || pp->optional || has_glob(pattern))
+		return out->nbins ? 1 : 0;
+	error_at(pp->loc, "'%s' needs no library '%s' (%zu libraries: name one of their "
+		 "DT_NEEDED names, a glob, or a path)", out->exe->path, pattern, n);
+	return -1;
+}
+
+/*
+ * process(...).library("PATTERN"): the probes go in libraries, and fire
+ * only in processes running the executable. A PATTERN with a '/' is a
+ * path; otherwise it matches the names of the libraries the executable
+ * needs when it starts (stap's "statically determined to be in use").
+ */
+static int read_library(const struct probe_point *pp, const struct pp_component *lib,
+			struct process_spec *out)
+{
+	const char *pattern = pp_component_arg_str(lib);
+
+	if (!pattern || !*pattern) {
+		error_at(pp->loc, ".library takes a library name, glob or path string");
+		return -1;
+	}
+	if (out->nbins != 1) {
+		error_at(pp->loc, ".library needs one executable in process(...), not %d",
+			 out->nbins);
+		return -1;
+	}
+	out->exe = out->bins[0];
+	out->nbins = 0;
+	return strchr(pattern, '/') ? library_by_path(pp, pattern, out) :
+				      library_by_name(pp, pattern, out);
+}
+
+static int read_process(struct session *s, const struct probe_point *pp, bool need_binary,
+			struct process_spec *out)
 {
 	const struct pp_component *c = pp->comps;
 	const char *path = pp_component_arg_str(c);
 	int64_t pid;
 
-	memset(out, 0, sizeof(*out));
 	if (path)
 		return read_path(pp, path, out);
 	if (pp_component_arg_num(c, &pid))
@@ -161,6 +249,24 @@ int process_spec_read(struct session *s, const struct probe_point *pp, bool need
 	return 1;
 }
 
+int process_spec_read(struct session *s, const struct probe_point *pp, bool need_binary,
+		      struct process_spec *out)
+{
+	const struct pp_component *lib = pp->comps->next;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (!lib || strcmp(lib->name, "library"))
+		return read_process(s, pp, need_binary, out);
+	if (!need_binary) {
+		error_at(pp->loc, ".library(...) goes with .function, .statement, .mark and .plt "
+			 "probes, not .%s", lib->next ? lib->next->name : "library alone");
+		return -1;
+	}
+	rc = read_process(s, pp, true, out);
+	return rc <= 0 ? rc : read_library(pp, lib, out);
+}
+
 /* process(PID) or process("PATH"); B may be NULL for a PID (process(PID).end). */
 const char *process_pp_prefix(const struct ubinary *b, int64_t pid)
 {
@@ -173,6 +279,22 @@ const char *process_pp_prefix(const struct ubinary *b, int64_t pid)
 	arg.str = b->path;
 	arg.str_len = strlen(b->path);
 	return pp_string(&pp);
+}
+
+const char *process_site_prefix(const struct process_spec *spec, const struct ubinary *b)
+{
+	struct node arg = { .kind = N_STR };
+	struct pp_component comp = { .name = "library", .arg = &arg };
+	struct probe_point pp = { .comps = &comp };
+	int i = 0;
+
+	if (!spec->exe)
+		return process_pp_prefix(b, spec->pid);
+	while (i < spec->nbins - 1 && spec->bins[i] != b)
+		i++;
+	arg.str = spec->shown[i];
+	arg.str_len = strlen(arg.str);
+	return arena_printf("%s.%s", process_pp_prefix(spec->exe, spec->pid), pp_string(&pp));
 }
 
 int process_report_missing(const struct probe_point *pp, const struct process_spec *spec,
@@ -199,6 +321,7 @@ struct usite *usite_new(const struct probe_point *pp, const struct process_spec 
 		return NULL;
 	}
 	u->bin = b;
+	u->exe = spec->exe;
 	u->vaddr = vaddr;
 	u->pid = spec->pid;
 	u->target_tree = spec->target_tree;
@@ -230,10 +353,12 @@ void uprobe_emit_table(struct emitter *em, struct derived_probe **dps, int n, co
 
 		sb_printf(&em->glue, "\t{ .path = %s, .offset = 0x%" PRIx64 ", .ref_ctr_offset = 0x%"
 			  PRIx64 ", .pid = %" PRId64 ", .target_tree = %d, .is_return = %d, .optional = %d, "
-			  ".probe = &utap_probes[%d], .handler = utap_probe_%d, .data = %s, "
+			  ".exe_path = %s, .probe = &utap_probes[%d], .handler = utap_probe_%d, .data = %s, "
 			  ".capture = %s, .ncapture = %d, .capture_offset = 0x%" PRIx64 " },\n",
 			  c_string_literal(u->bin->path, strlen(u->bin->path)), u->offset,
-			  u->sema_offset, u->pid, u->target_tree, u->is_return, u->optional, dps[i]->index,
+			  u->sema_offset, u->pid, u->target_tree, u->is_return, u->optional,
+			  u->exe ? c_string_literal(u->exe->path, strlen(u->exe->path)) : "NULL",
+			  dps[i]->index,
 			  dps[i]->handler, u->data_c ? u->data_c : "NULL",
 			  u->caps.n ? arena_printf("%s_capture_%d", name, i) : "NULL", u->caps.n,
 			  u->caps.n ? u->cap_offset : u->offset);

@@ -18,9 +18,22 @@ struct process_spec {
 	bool target_tree;		/* bare `process` with -c/-x: the target and its descendants */
 	struct ubinary **bins;		/* every match of the path (globs expand) */
 	int nbins;
+	/*
+	 * .library("PATTERN"): bins are the libraries, probed only in the
+	 * processes of exe; shown[i] is bins[i] as its probe point names it.
+	 * NULL without .library.
+	 */
+	struct ubinary *exe;
+	const char **shown;
 };
 
-/* True if pp is process[(ARG)].NAME... for one of NAMES. */
+/*
+ * The family's component: the one after process(...), or after
+ * process(...).library(...).
+ */
+const struct pp_component *process_kind(const struct probe_point *pp);
+
+/* True if pp is process[(ARG)][.library(ARG)].NAME... for one of NAMES. */
 bool process_point_is(const struct probe_point *pp, const char *const names[], int n);
 
 /*
@@ -42,9 +55,16 @@ int process_report_missing(const struct probe_point *pp, const struct process_sp
 /* `process("PATH")` or `process(PID)`: the start of a derived pp. */
 const char *process_pp_prefix(const struct ubinary *b, int64_t pid);
 
+/*
+ * The same for a probe in B, one of spec's binaries: with .library,
+ * `process("EXE").library("LIB")`.
+ */
+const char *process_site_prefix(const struct process_spec *spec, const struct ubinary *b);
+
 /* One uprobe site: what runtime/probes/uprobe.c registers. */
 struct usite {
 	const struct ubinary *bin;
+	const struct ubinary *exe;	/* .library: only in processes of this executable */
 	int64_t pid;
 	bool target_tree;		/* only the -c/-x target and its descendants */
 	uint64_t vaddr;			/* link-time address */

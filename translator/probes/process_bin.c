@@ -116,6 +116,140 @@ const char *ubin_find(const char *name)
 	return found;
 }
 
+/* ---- the libraries a program needs -------------------------------------- */
+
+/* The SHT_DYNAMIC section of ELF and its header; NULL if there is none. */
+static Elf_Data *dynamic_section(Elf *elf, GElf_Shdr *sh, size_t *count)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, sh) && sh->sh_type == SHT_DYNAMIC && sh->sh_entsize) {
+			*count = sh->sh_size / sh->sh_entsize;
+			return elf_getdata(scn, NULL);
+		}
+	return NULL;
+}
+
+/* "DIR:" for each of DT_RUNPATH's (else DT_RPATH's) directories, $ORIGIN expanded */
+static const char *run_path(Elf *elf, const char *path)
+{
+	const char *rpath = NULL, *runpath = NULL;
+	struct strbuf sb = { 0 };
+	size_t count = 0, dirlen = (size_t)(strrchr(path, '/') - path);
+	GElf_Shdr sh;
+	Elf_Data *dyn = dynamic_section(elf, &sh, &count);
+
+	for (size_t i = 0; dyn && i < count; i++) {
+		GElf_Dyn d;
+
+		if (!gelf_getdyn(dyn, (int)i, &d) || d.d_tag == DT_NULL)
+			break;
+		if (d.d_tag == DT_RUNPATH)
+			runpath = elf_strptr(elf, sh.sh_link, d.d_un.d_val);
+		else if (d.d_tag == DT_RPATH)
+			rpath = elf_strptr(elf, sh.sh_link, d.d_un.d_val);
+	}
+	rpath = runpath ? runpath : rpath;
+	if (!rpath || !*rpath)
+		return "";
+	for (const char *p = rpath; *p; p++) {
+		size_t skip = !strncmp(p, "$ORIGIN", 7) ? 7 : !strncmp(p, "${ORIGIN}", 9) ? 9 : 0;
+
+		if (skip) {
+			sb_printf(&sb, "%.*s", (int)dirlen, path);
+			p += skip - 1;
+		} else {
+			sb_printf(&sb, "%c", *p);
+		}
+	}
+	rpath = arena_printf("%s:", sb.buf);
+	sb_free(&sb);
+	return rpath;
+}
+
+struct ulib_list {
+	struct ulib *v;
+	size_t n, cap;
+};
+
+/* Adds NAME at canonical PATH once per path. */
+static void push_lib(struct ulib_list *l, const char *name, const char *path)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i].path, path))
+			return;
+	if (l->n == l->cap) {
+		struct ulib *grown = arena_alloc(sizeof(*grown) * (l->cap = l->cap * 2 + 8));
+
+		if (l->n)
+			memcpy(grown, l->v, sizeof(*grown) * l->n);
+		l->v = grown;
+	}
+	l->v[l->n++] = (struct ulib){ arena_strdup(name), path };
+}
+
+/* Adds the libraries the DT_NEEDED entries of the file PATH name. */
+static void read_needed(const char *path, struct ulib_list *l)
+{
+	struct utap_elf f;
+	GElf_Shdr sh;
+	size_t count = 0;
+	Elf_Data *dyn;
+	const char *dirs;
+
+	if (utap_elf_open(&f, path))
+		return;
+	dirs = arena_printf("%s%s", run_path(f.elf, path), library_dirs());
+	dyn = dynamic_section(f.elf, &sh, &count);
+	for (size_t i = 0; dyn && i < count; i++) {
+		GElf_Dyn d;
+		const char *name, *found;
+
+		if (!gelf_getdyn(dyn, (int)i, &d) || d.d_tag == DT_NULL)
+			break;
+		if (d.d_tag != DT_NEEDED || !(name = elf_strptr(f.elf, sh.sh_link, d.d_un.d_val)))
+			continue;
+		found = strchr(name, '/') ? canonical_file(name) : search_dirs(name, dirs, false);
+		if (found)
+			push_lib(l, name, found);
+	}
+	utap_elf_close(&f);
+}
+
+/* The program interpreter of ELF (PT_INTERP), added under its base name. */
+static void read_interp(Elf *elf, struct ulib_list *l)
+{
+	size_t nph = 0, len = 0;
+	const char *raw = elf_rawfile(elf, &len);
+	GElf_Phdr ph;
+
+	if (!raw || elf_getphdrnum(elf, &nph))
+		return;
+	for (size_t i = 0; i < nph; i++) {
+		const char *interp, *found;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_INTERP || !ph.p_filesz ||
+		    ph.p_offset + ph.p_filesz > len)
+			continue;
+		interp = arena_strndup(raw + ph.p_offset, strnlen(raw + ph.p_offset, ph.p_filesz));
+		if ((found = canonical_file(interp)))
+			push_lib(l, strrchr(interp, '/') ? strrchr(interp, '/') + 1 : interp, found);
+	}
+}
+
+size_t ubin_needed(const struct ubinary *b, struct ulib **out)
+{
+	struct ulib_list l = { 0 };
+
+	read_needed(b->path, &l);
+	for (size_t i = 0; i < l.n; i++)
+		read_needed(l.v[i].path, &l);
+	read_interp(b->di.file.elf, &l);
+	*out = l.v;
+	return l.n;
+}
+
 const char *ubin_pid_exe(long pid)
 {
 	return canonical_file(arena_printf("/proc/%ld/exe", pid));

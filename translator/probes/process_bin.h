@@ -77,6 +77,21 @@ bool ubin_offset(const struct ubinary *b, uint64_t vaddr, uint64_t *offset);
 /* True if VADDR lies in an executable PT_LOAD segment. */
 bool ubin_is_code(const struct ubinary *b, uint64_t vaddr);
 
+/* A shared library a program needs: its DT_NEEDED name and where it is. */
+struct ulib {
+	const char *name;		/* "libc.so.6"; the interpreter's own base name */
+	const char *path;		/* canonical path */
+};
+
+/*
+ * The libraries B needs when it starts, as the dynamic loader would find
+ * them without running anything: B's DT_NEEDED entries, theirs in turn
+ * (breadth first, each once), searched in DT_RUNPATH/DT_RPATH ($ORIGIN
+ * expanded), LD_LIBRARY_PATH, ld.so.conf and the default directories, and
+ * B's PT_INTERP. A name not found is left out. Returns the count.
+ */
+size_t ubin_needed(const struct ubinary *b, struct ulib **out);
+
 /* The canonical path of /proc/PID/exe on this machine, or NULL. */
 const char *ubin_pid_exe(long pid);
 

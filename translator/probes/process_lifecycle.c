@@ -38,7 +38,7 @@ static bool lc_match(const struct probe_point *pp)
 /* begin, end, thread.begin or thread.end after the process component; -1 if none. */
 static int lc_read_event(const struct probe_point *pp)
 {
-	const struct pp_component *c = pp->comps->next;
+	const struct pp_component *c = process_kind(pp);
 	bool thread = !strcmp(c->name, "thread");
 
 	if (thread)

@@ -43,7 +43,7 @@ static const char *mark_pattern(const char *name)
 static bool read_mark_point(const struct probe_point *pp, const char **provider,
 			    const char **mark)
 {
-	const struct pp_component *c = pp->comps->next;
+	const struct pp_component *c = process_kind(pp);
 
 	*provider = "*";
 	if (!strcmp(c->name, "provider")) {
@@ -77,7 +77,7 @@ static int add_mark(struct probe_point *pp, struct derived_probe *proto,
 		return -1;
 	}
 	u->family = n;
-	d = new_derived(proto, arena_printf("%s.mark(\"%s\")", process_pp_prefix(b, spec->pid),
+	d = new_derived(proto, arena_printf("%s.mark(\"%s\")", process_site_prefix(spec, b),
 					    n->name));
 	d->data = u;
 	d->ctx = CTX_USER_REGS | CTX_TASK;

@@ -46,7 +46,7 @@ static const char *function_pp(const struct process_spec *spec, const struct ubi
 {
 	const char *where = dw ? dwarf_func_where(dw) : NULL;
 
-	return arena_printf("%s.function(\"%s%s%s\")%s", process_pp_prefix(b, spec->pid), name,
+	return arena_printf("%s.function(\"%s%s%s\")%s", process_site_prefix(spec, b), name,
 			    where ? "@" : "", where ? where : "", is_return ? ".return" : "");
 }
 
@@ -140,7 +140,7 @@ static int add_statement(struct probe_point *pp, struct derived_probe *proto,
 	fp->dw = dwarf_func_at(b, addr);
 	fp->vars_pc = addr;
 	u->family = fp;
-	d = new_derived(proto, arena_printf("%s.statement(%s)", process_pp_prefix(b, spec->pid),
+	d = new_derived(proto, arena_printf("%s.statement(%s)", process_site_prefix(spec, b),
 					    where));
 	d->data = u;
 	d->ctx = CTX_USER_REGS | CTX_TASK;
@@ -233,7 +233,7 @@ static const char *missing_detail(const struct process_spec *spec, const char *n
 static int uprobe_resolve(struct session *s, struct probe_point *pp,
 			  struct derived_probe *proto)
 {
-	const struct pp_component *kind = pp->comps->next;
+	const struct pp_component *kind = process_kind(pp);
 	const char *name = pp_component_arg_str(kind);
 	struct process_spec spec;
 	bool is_return = false;

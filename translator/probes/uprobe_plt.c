@@ -47,7 +47,7 @@ static int add_stub(struct probe_point *pp, struct derived_probe *proto,
 	u->is_return = is_return;
 	u->func = name;
 	u->family = (void *)name;
-	d = new_derived(proto, arena_printf("%s.plt(\"%s\")%s", process_pp_prefix(b, spec->pid),
+	d = new_derived(proto, arena_printf("%s.plt(\"%s\")%s", process_site_prefix(spec, b),
 					    name, is_return ? ".return" : ""));
 	d->data = u;
 	d->ctx = CTX_USER_REGS | CTX_TASK | (is_return ? CTX_RETURN : 0);
@@ -83,7 +83,7 @@ static int resolve_stubs(struct probe_point *pp, struct derived_probe *proto,
 
 static int plt_resolve(struct session *s, struct probe_point *pp, struct derived_probe *proto)
 {
-	const struct pp_component *kind = pp->comps->next;
+	const struct pp_component *kind = process_kind(pp);
 	const char *pattern = kind->arg ? pp_component_arg_str(kind) : "*";
 	struct process_spec spec;
 	bool is_return;
