@@ -22,6 +22,12 @@ $(B)/progs/u_levels-%: testsuite/progs/u_levels.c
 	@mkdir -p $(dir $@)
 	$(CC) -$* -g -o $@ $<
 
+# u_inline.c at -O0 too: only there do labels and inlined parameters keep their places.
+PROGS += $(B)/progs/u_inline-O0
+$(B)/progs/u_inline-O0: testsuite/progs/u_inline.c
+	@mkdir -p $(dir $@)
+	$(CC) -O0 -g -o $@ $<
+
 # NAME.so.c is a shared library (for dlopen tests)
 $(B)/progs/%.so: testsuite/progs/%.so.c
 	@mkdir -p $(dir $@)

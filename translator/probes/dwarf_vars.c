@@ -46,6 +46,7 @@ struct dwarf_func {
 	struct dwarf_file *df;
 	struct ubinary *bin;		/* the binary it is in */
 	Dwarf_Die die;			/* the concrete (out-of-line) subprogram */
+	Dwarf_Die scope;		/* whose variables: die, or an inlined copy in it */
 	uint64_t entry;
 	const char *where;		/* "file:line" or NULL */
 	bool blocks;			/* a statement's: the blocks around it have variables too */
@@ -242,6 +243,7 @@ struct dwarf_func *dwarf_func_find(struct ubinary *b, const char *name, uint64_t
 		best->df = df;
 		best->bin = b;
 		best->die = die;
+		best->scope = die;
 		best->entry = entry;
 		best->where = decl_where(&die, entry);
 		if (dn && !strcmp(dn, name))
@@ -270,12 +272,32 @@ struct dwarf_func *dwarf_func_at(struct ubinary *b, uint64_t pc)
 		f->df = df;
 		f->bin = b;
 		f->die = die;
+		f->scope = die;
 		f->entry = df->funcs[i - 1].entry;
 		f->where = decl_where(&die, f->entry);
 		f->blocks = true;
 		return f;
 	}
 	return NULL;
+}
+
+struct dwarf_func *dwarf_func_scope(struct ubinary *b, Dwarf_Die *func, Dwarf_Die *scope,
+				    uint64_t pc, const char *where, bool blocks)
+{
+	struct dwarf_file *df = dwarf_load(b);
+	struct dwarf_func *f;
+
+	if (!df)
+		return NULL;
+	f = arena_alloc(sizeof(*f));
+	f->df = df;
+	f->bin = b;
+	f->die = *func;
+	f->scope = *scope;
+	f->entry = pc;
+	f->where = where;
+	f->blocks = blocks;
+	return f;
 }
 
 const char *dwarf_func_where(const struct dwarf_func *f)
@@ -304,6 +326,16 @@ static bool file_matches(const char *pattern, const char *file)
 		return true;
 	/* a relative path matches the tail of the recorded one */
 	return pl < fl && file[fl - pl - 1] == '/' && !strcmp(file + fl - pl, pattern);
+}
+
+bool dwarf_where_matches(const char *where, const char *spec)
+{
+	const char *colon = strrchr(spec, ':'), *wcolon = where ? strrchr(where, ':') : NULL;
+	const char *file_pat = colon ? arena_strndup(spec, (size_t)(colon - spec)) : spec;
+
+	if (!wcolon || !file_matches(file_pat, arena_strndup(where, (size_t)(wcolon - where))))
+		return false;
+	return !colon || atoi(colon + 1) == atoi(wcolon + 1);
 }
 
 bool dwarf_func_in_file(struct ubinary *b, const char *name, uint64_t entry, const char *spec)
@@ -974,7 +1006,7 @@ static int vars_at(struct dwarf_func *f, uint64_t pc, int want, Dwarf_Die *out, 
 	Dwarf_Die scopes[16], child;
 	int ns = 0, n = 0;
 
-	scopes[ns++] = f->die;
+	scopes[ns++] = f->scope;
 	while (f->blocks && ns < (int)ARRAY_LEN(scopes) &&
 	       inner_block(&scopes[ns - 1], pc, &scopes[ns]))
 		ns++;

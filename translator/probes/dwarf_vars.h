@@ -39,6 +39,15 @@ struct dwarf_func *dwarf_func_find(struct ubinary *b, const char *name, uint64_t
 struct dwarf_func *dwarf_func_at(struct ubinary *b, uint64_t pc);
 
 /*
+ * A probe at PC whose variables are SCOPE's (an inlined copy of a
+ * function inside FUNC, or FUNC itself; with BLOCKS the lexical blocks
+ * around PC too), FUNC giving the frame base; WHERE is what pp() shows
+ * after the '@'.
+ */
+struct dwarf_func *dwarf_func_scope(struct ubinary *b, Dwarf_Die *func, Dwarf_Die *scope,
+				    uint64_t pc, const char *where, bool blocks);
+
+/*
  * Where a .function probe on F sits, as in stap: the entry when F's CU has
  * location lists (optimized code, described from the first instruction
  * on), else the end of the prologue from the line table, where -O0 code
@@ -71,6 +80,9 @@ int dwarf_line_addrs(struct ubinary *b, const char *func_pat, const char *file_p
 		     struct line_addr *out, int max);
 
 /* For .function("NAME@SPEC"): SPEC is "FILE", "FILE:LINE" (globs in FILE allowed). */
+/* Does WHERE ("FILE:LINE") match SPEC ("FILE" or "FILE:LINE", FILE a glob or a tail)? */
+bool dwarf_where_matches(const char *where, const char *spec);
+
 bool dwarf_func_in_file(struct ubinary *b, const char *name, uint64_t entry, const char *spec);
 
 /*

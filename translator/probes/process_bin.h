@@ -33,6 +33,7 @@ struct useg {
 
 struct sdt_note;
 struct dwarf_file;
+struct dwarf_site;
 
 struct ubinary {
 	const char *path;		/* canonical absolute path */
@@ -51,6 +52,9 @@ struct ubinary {
 	bool dwarf_loaded;
 	struct dwarf_file *dwarf;
 	bool dwnames_loaded;		/* ufunc.dwname filled in (dwarf_names.c) */
+	bool inlines_loaded;		/* dwarf_inline.c */
+	struct dwarf_site *inlines;
+	size_t ninlines;
 };
 
 /*

@@ -19,6 +19,7 @@
  */
 #include "probes/process.h"
 #include "probes/cxxname.h"
+#include "probes/dwarf_inline.h"
 #include "probes/dwarf_names.h"
 #include "probes/dwarf_vars.h"
 
@@ -34,6 +35,17 @@ static bool uprobe_match(const struct probe_point *pp)
 	return process_point_is(pp, kinds, 2);
 }
 
+/* What follows .function("F"). */
+enum fn_mode {
+	FN_ANY,			/* nothing: the function and its inlined copies */
+	FN_CALL,		/* .call: the function, not its inlined copies */
+	FN_RETURN,		/* .return */
+	FN_INLINE,		/* .inline: its inlined copies only */
+	FN_LABEL,		/* .label("L"): labels in the function */
+};
+
+static const char *const fn_suffix[] = { "", ".call", ".return", ".inline", ".label" };
+
 /* What one derived .function/.statement probe needs beyond its usite. */
 struct ufunc_probe {
 	const char *func;		/* symbol name, NULL for a numeric .statement */
@@ -42,19 +54,90 @@ struct ufunc_probe {
 };
 
 static const char *function_pp(const struct process_spec *spec, const struct ubinary *b,
-			       const char *name, const struct dwarf_func *dw, bool is_return)
+			       const char *name, const char *where, const char *suffix)
 {
-	const char *where = dw ? dwarf_func_where(dw) : NULL;
-
 	return arena_printf("%s.function(\"%s%s%s\")%s", process_site_prefix(spec, b), name,
-			    where ? "@" : "", where ? where : "", is_return ? ".return" : "");
+			    where ? "@" : "", where ? where : "", suffix);
+}
+
+/* A probe at link-time PC whose variables FP describes. */
+static int add_site(struct probe_point *pp, struct derived_probe *proto,
+		    const struct process_spec *spec, struct ubinary *b, struct ufunc_probe *fp,
+		    const char *shown)
+{
+	struct usite *u = usite_new(pp, spec, b, fp->vars_pc);
+	struct derived_probe *d;
+
+	if (!u)
+		return -1;
+	u->func = fp->func;
+	u->family = fp;
+	d = new_derived(proto, shown);
+	d->data = u;
+	d->ctx = CTX_USER_REGS | CTX_TASK;
+	return 1;
+}
+
+/* .function("F")[.inline]: the inlined copies of the functions NAME matches. */
+static int add_inlines(struct probe_point *pp, struct derived_probe *proto,
+		       const struct process_spec *spec, struct ubinary *b, const char *name,
+		       const char *file_spec, enum fn_mode mode)
+{
+	const struct dwarf_site *v;
+	size_t n = dwarf_inlines(b, name, &v);
+	int total = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct ufunc_probe *fp;
+
+		if (fnmatch(name, v[i].name, 0) ||
+		    (file_spec && !dwarf_where_matches(v[i].where, file_spec)))
+			continue;
+		fp = arena_alloc(sizeof(*fp));
+		fp->func = v[i].name;
+		fp->dw = dwarf_site_func(b, &v[i], false);
+		fp->vars_pc = v[i].pc;
+		if (add_site(pp, proto, spec, b, fp, function_pp(spec, b, v[i].name, v[i].where,
+								  fn_suffix[mode])) < 0)
+			return -1;
+		total++;
+	}
+	return total;
+}
+
+/* .function("F").label("L"): the labels L matches in F, where DWARF gives their address. */
+static int add_labels(struct probe_point *pp, struct derived_probe *proto,
+		      const struct process_spec *spec, struct ubinary *b, const struct ufunc *f,
+		      const char *shown, const char *label)
+{
+	struct dwarf_func *dw = dwarf_func_find(b, f->name, f->vaddr);
+	struct dwarf_site *v;
+	size_t n = dw ? dwarf_labels(b, dw, &v) : 0;
+	int total = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct ufunc_probe *fp;
+
+		if (fnmatch(label, v[i].name, 0))
+			continue;
+		fp = arena_alloc(sizeof(*fp));
+		fp->func = f->name;
+		fp->dw = dwarf_site_func(b, &v[i], true);
+		fp->vars_pc = v[i].pc;
+		if (add_site(pp, proto, spec, b, fp, arena_printf("%s(\"%s\")",
+				function_pp(spec, b, shown, v[i].where, ".label"), v[i].name)) < 0)
+			return -1;
+		total++;
+	}
+	return total;
 }
 
 static int add_function(struct session *s, struct probe_point *pp, struct derived_probe *proto,
 			const struct process_spec *spec, struct ubinary *b,
-			const struct ufunc *f, const char *shown, bool is_return)
+			const struct ufunc *f, const char *shown, enum fn_mode mode)
 {
 	struct ufunc_probe *fp = arena_alloc(sizeof(*fp));
+	bool is_return = mode == FN_RETURN;
 	struct derived_probe *d;
 	struct usite *u;
 
@@ -73,7 +156,8 @@ static int add_function(struct session *s, struct probe_point *pp, struct derive
 	u->is_return = is_return;
 	u->func = f->name;
 	u->family = fp;
-	d = new_derived(proto, function_pp(spec, b, shown, fp->dw, is_return));
+	d = new_derived(proto, function_pp(spec, b, shown, fp->dw ? dwarf_func_where(fp->dw) : NULL,
+					   fn_suffix[mode]));
 	d->data = u;
 	d->ctx = CTX_USER_REGS | CTX_TASK | (is_return ? CTX_RETURN : 0);
 	(void)s;
@@ -99,15 +183,25 @@ static const char *match_function(const struct ufunc *f, const char *pattern)
 	return NULL;
 }
 
-/* Every function of b that PATTERN (a glob, or "name@file:line" with DWARF) names. */
+/*
+ * Every function of b that PATTERN (a glob, or "name@file:line" with
+ * DWARF) names, as MODE asks: its symbol's code, its inlined copies, or
+ * its labels (LABEL).
+ */
 static int resolve_functions(struct session *s, struct probe_point *pp,
 			     struct derived_probe *proto, const struct process_spec *spec,
-			     struct ubinary *b, const char *pattern, bool is_return)
+			     struct ubinary *b, const char *pattern, enum fn_mode mode,
+			     const char *label)
 {
 	const char *at = strchr(pattern, '@');
 	const char *name = at ? arena_strndup(pattern, (size_t)(at - pattern)) : pattern;
 	int total = 0;
 
+	if (mode == FN_ANY || mode == FN_INLINE) {
+		total = add_inlines(pp, proto, spec, b, name, at ? at + 1 : NULL, mode);
+		if (total < 0 || mode == FN_INLINE)
+			return total;
+	}
 	dwarf_name_funcs(b);
 	for (size_t i = 0; i < b->nfuncs; i++) {
 		const struct ufunc *f = &b->funcs[i];
@@ -119,7 +213,8 @@ static int resolve_functions(struct session *s, struct probe_point *pp,
 			continue;
 		if (at && !dwarf_func_in_file(b, f->name, f->vaddr, at + 1))
 			continue;
-		rc = add_function(s, pp, proto, spec, b, f, shown, is_return);
+		rc = mode == FN_LABEL ? add_labels(pp, proto, spec, b, f, shown, label) :
+					add_function(s, pp, proto, spec, b, f, shown, mode);
 		if (rc < 0)
 			return -1;
 		total += rc;
@@ -203,18 +298,39 @@ static int resolve_statement(struct probe_point *pp, struct derived_probe *proto
 			     arena_printf("0x%" PRIx64, (uint64_t)addr));
 }
 
-/* .function("F"), .function("F").call or .function("F").return; *is_return says which. */
-static bool read_function_suffix(const struct probe_point *pp, const struct pp_component *fn,
-				 bool *is_return)
+/* Does NAME (no wildcards) have inlined copies in spec's first binary? */
+static bool inlined_only(const struct process_spec *spec, const char *name)
+{
+	const struct dwarf_site *v;
+	size_t n = spec->nbins == 1 ? dwarf_inlines(spec->bins[0], name, &v) : 0;
+
+	for (size_t i = 0; i < n && !strpbrk(name, "*?["); i++)
+		if (!strcmp(v[i].name, name))
+			return true;
+	return false;
+}
+
+/* What follows .function("F"); *label is .label's pattern. -1 after an error. */
+static int read_function_suffix(const struct probe_point *pp, const struct pp_component *fn,
+				const char **label)
 {
 	const struct pp_component *sfx = fn->next;
 
-	*is_return = sfx && !strcmp(sfx->name, "return");
-	if (!sfx || ((*is_return || !strcmp(sfx->name, "call")) && !sfx->next && !sfx->arg))
-		return true;
+	if (!sfx)
+		return FN_ANY;
+	for (int m = FN_CALL; m < FN_LABEL && !sfx->next && !sfx->arg; m++)
+		if (!strcmp(sfx->name, fn_suffix[m] + 1))
+			return m;
+	if (!strcmp(sfx->name, "label") && !sfx->next) {
+		*label = pp_component_arg_str(sfx);
+		if (*label)
+			return FN_LABEL;
+		error_at(pp->loc, ".label takes a label name string");
+		return -1;
+	}
 	error_at(pp->loc, "unknown probe point component '%s' after .function (expected "
-		 ".call or .return)", sfx->name);
-	return false;
+		 ".call, .return, .inline or .label(\"NAME\"))", sfx->name);
+	return -1;
 }
 
 /* Why .function(NAME) found nothing, for the error. */
@@ -236,8 +352,8 @@ static int uprobe_resolve(struct session *s, struct probe_point *pp,
 	const struct pp_component *kind = process_kind(pp);
 	const char *name = pp_component_arg_str(kind);
 	struct process_spec spec;
-	bool is_return = false;
-	int rc, total = 0;
+	const char *label = NULL;
+	int mode, rc, total = 0;
 
 	rc = process_spec_read(s, pp, true, &spec);
 	if (rc <= 0)
@@ -263,16 +379,30 @@ static int uprobe_resolve(struct session *s, struct probe_point *pp,
 		error_at(pp->loc, ".function takes a function name string");
 		return -1;
 	}
-	if (!read_function_suffix(pp, kind, &is_return))
+	mode = read_function_suffix(pp, kind, &label);
+	if (mode < 0)
 		return -1;
 	for (int i = 0; i < spec.nbins; i++) {
-		rc = resolve_functions(s, pp, proto, &spec, spec.bins[i], name, is_return);
+		rc = resolve_functions(s, pp, proto, &spec, spec.bins[i], name, mode, label);
 		if (rc < 0)
 			return -1;
 		total += rc;
 	}
 	if (total)
 		return total;
+	if (mode == FN_LABEL)
+		return process_report_missing(pp, &spec, "label", label, arena_printf(
+			" (in function '%s'; labels need DWARF, and optimized code often "
+			"keeps no address for them)", name));
+	if (mode == FN_INLINE)
+		return process_report_missing(pp, &spec, "inlined copy of", name,
+					      " (inlined copies are known from DWARF only)");
+	if (!pp->optional && inlined_only(&spec, name)) {
+		error_at(pp->loc, "'%s' is only inlined in '%s': a %s probe needs its out-of-line "
+			 "code; probe its inlined copies with .function(\"%s\") or .inline", name,
+			 spec.bins[0]->path, fn_suffix[mode], name);
+		return -1;
+	}
 	return process_report_missing(pp, &spec, "function", name, missing_detail(&spec, name));
 }
 
@@ -308,7 +438,7 @@ static void uprobe_list_vars(struct session *s, struct derived_probe *d, FILE *o
 
 /* the names a '*' after the first component stands for */
 static const char *const uprobe_words[] = {
-	"call", "function", "return", "statement", NULL
+	"call", "function", "inline", "label", "return", "statement", NULL
 };
 
 const struct provider provider_process_code = {
