@@ -82,6 +82,7 @@ struct utap_context {
 	const char *last_near;		/* "operator '/' at file:line:col" */
 	char error_buf[MAXSTRINGLEN];	/* for messages built at run time */
 	char tok_buf[MAXSTRINGLEN];	/* tokenize(): the string being split */
+	char str_buf[MAXSTRINGLEN];	/* a user string read to be quoted into a script string */
 	char *tok_pos;
 	struct utap_rx_last rx;		/* the last =~ / !~ (regex.stp) */
 	u32 printlen;

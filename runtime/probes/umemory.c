@@ -18,6 +18,8 @@
 #include <linux/highmem.h>
 #include <linux/mmap_lock.h>
 
+#include "core/piece_format.h"
+
 /*
  * Bytes of a file mapping that the task has not touched yet (a string in
  * .rodata, say) have no page table entry, so the non-faulting copy fails
@@ -243,31 +245,80 @@ static void utap_quote(char *out, size_t size, const char *in, size_t n)
 	utap_quote_bytes(out, size, in, n, false);
 }
 
-/*
- * One "name=value" of $$parms/$$vars, space-separated: LITERAL if not
- * NULL, else V in hex (stap's %#x), or with IS_STRING the quoted user
- * string V points to.
- */
-static void utap_parm_append(char *s, const char *name, const char *literal, s64 v,
-			     int is_string)
+/* A char as stap's pretty-printer shows it: 'c', escaped, but for '"'. */
+static void utap_piece_char(char *out, size_t room, unsigned char ch)
 {
-	size_t len = strlen(s);
-	char val[MAXSTRINGLEN];
+	char esc[12];
 
-	if (literal) {
-		utap_strlcpy(val, literal, sizeof(val));
-	} else if (is_string && v) {
-		char raw[MAXSTRINGLEN];
-		long n = utap_ustring(raw, (u64)v, sizeof(raw));
+	if (ch == '\'')
+		strcpy(esc, "\\'");
+	else if (ch == '"')
+		strcpy(esc, "\"");
+	else
+		utap_escape_char(&ch, 1, esc);
+	snprintf(out, room, "'%s'", esc);
+}
 
-		if (n < 0)
-			snprintf(val, sizeof(val), "0x%llx", (unsigned long long)v);
-		else
-			utap_quote(val, sizeof(val), raw, n);
+/* Quoted user bytes at ADDR: a string (LEN 0) or a char array of LEN bytes; false if unreadable. */
+static bool utap_piece_string(struct utap_context *c, char *out, size_t room, u64 addr, int len)
+{
+	long n;
+
+	if (len <= 0) {
+		n = utap_ustring(c->str_buf, addr, sizeof(c->str_buf));
 	} else {
-		snprintf(val, sizeof(val), "0x%llx", (unsigned long long)v);
+		n = min_t(long, len, sizeof(c->str_buf));
+		if (utap_uread(c->str_buf, addr, n))
+			n = -EFAULT;
 	}
-	snprintf(s + len, MAXSTRINGLEN - len, "%s%s=%s", len ? " " : "", name, val);
+	if (n < 0)
+		return false;
+	utap_quote(out, room, c->str_buf, n);
+	return true;
+}
+
+/*
+ * One piece of a target string ($$parms, $x$): TEXT, then V as FMT
+ * (core/piece_format.h), or '?' when !OK. S holds
+ * MAXSTRINGLEN bytes; what does not fit is cut.
+ */
+static void utap_piece_append(struct utap_context *c, char *s, const char *text, int fmt,
+			      int ok, s64 v, int len)
+{
+	size_t used = strlen(s);
+	char *out = s + used;
+	size_t room = MAXSTRINGLEN - used;
+	int w = snprintf(out, room, "%s", text);
+
+	if (w < 0 || (size_t)w >= room || fmt == PIECE_TEXT)
+		return;
+	out += w;
+	room -= w;
+	if (!ok) {
+		snprintf(out, room, "?");
+		return;
+	}
+	switch (fmt) {
+	case PIECE_DEC:
+		snprintf(out, room, "%lld", (long long)v);
+		break;
+	case PIECE_UDEC:
+		snprintf(out, room, "%llu", (unsigned long long)v);
+		break;
+	case PIECE_CHAR:
+		utap_piece_char(out, room, (unsigned char)v);
+		break;
+	case PIECE_STRING:
+	case PIECE_CHARS:
+		/* a NULL or unreadable char pointer is shown as the pointer */
+		if ((fmt == PIECE_CHARS || v) &&
+		    utap_piece_string(c, out, room, (u64)v, fmt == PIECE_CHARS ? len : 0))
+			break;
+		fallthrough;
+	default:
+		snprintf(out, room, "0x%llx", (unsigned long long)v);
+		break;
+	}
 }
 
 #endif

@@ -201,12 +201,14 @@ void dump_expr(struct strbuf *sb, const struct node *n)
 	case N_TARGET:
 		sb_printf(sb, "%s%s", n->op ? n->op : "", n->name);
 		dump_target_suffix(sb, n->args);
+		sb_printf(sb, "%.*s", n->pretty, "$$");
 		break;
 	case N_CAST:
 		sb_printf(sb, "%s%s(", n->op ? n->op : "", n->name);
 		dump_list(sb, n->lhs, ", ");
 		sb_putc(sb, ')');
 		dump_target_suffix(sb, n->args);
+		sb_printf(sb, "%.*s", n->pretty, "$$");
 		break;
 	case N_DEFINED:
 	case N_ENTRY:

@@ -161,6 +161,7 @@ struct node {
 	/* try/catch */
 	struct symbol *catch_var;
 
+	int pretty;		/* $x$ 1, $x$$ 2: pretty-printed as a string (N_TARGET, N_CAST) */
 	int temp;		/* emitter scratch */
 	void *pdata;		/* a provider's data for a resolved target variable */
 };

@@ -288,7 +288,7 @@ static bool is_ident(int c)
 	return isalnum(c) || c == '_';
 }
 
-/* $name, $$vars, $1, $#, $name$, $name$$ */
+/* $name, $$vars, $1, $#, $name$, $name$$, and a suffix '$' or '$$' right after a name, ']' or ')' */
 static struct token *read_dollar(struct lexer *lx)
 {
 	const char *p = lx->p + 1;
@@ -298,6 +298,11 @@ static struct token *read_dollar(struct lexer *lx)
 		p++;
 	} else if (isdigit((unsigned char)*p)) {
 		while (isdigit((unsigned char)*p))
+			p++;
+	} else if (lx->p > lx->src->text && (lx->p[-1] == ']' || lx->p[-1] == ')' ||
+					      is_ident((unsigned char)lx->p[-1]))) {
+		/* $p->field$, $a[1]$$, @cast(...)$: a pretty-printing suffix */
+		if (*p == '$')
 			p++;
 	} else {
 		if (*p == '$')

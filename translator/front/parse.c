@@ -318,7 +318,12 @@ static struct node *parse_index(struct parser *p, struct node *base)
 	return n;
 }
 
-/* $var->field[3]$$: the components after the name become args */
+static bool is_pretty_suffix(const char *text)
+{
+	return !strcmp(text, "$") || !strcmp(text, "$$");
+}
+
+/* $var->field[3]$$: the components after the name become args, the '$'s pretty */
 static struct node *parse_target_suffix(struct parser *p, struct node *n)
 {
 	struct node head = { 0 }, *cur = &head;
@@ -349,6 +354,8 @@ static struct node *parse_target_suffix(struct parser *p, struct node *n)
 		}
 	}
 	n->args = head.next;
+	if (peek(p)->kind == TK_TARGET && is_pretty_suffix(ident_text(peek(p))) && !n->pretty)
+		n->pretty = (int)strlen(ident_text(advance(p)));
 	return n;
 }
 
@@ -356,8 +363,14 @@ static struct node *parse_target(struct parser *p, bool address_of)
 {
 	struct token *t = advance(p);
 	struct node *n = new_node(N_TARGET, t);
+	const char *name = ident_text(t);
+	size_t len = strlen(name), k = 0;
 
-	n->name = ident_text(t);
+	/* $x$, $x$$: the suffix is the node's; $$parms$ keeps it in its name */
+	while (name[1] != '$' && k < 2 && len - k > 2 && name[len - k - 1] == '$')
+		k++;
+	n->name = k ? arena_strndup(name, len - k) : name;
+	n->pretty = (int)k;
 	n->op = address_of ? "&" : NULL;
 	return parse_target_suffix(p, n);
 }

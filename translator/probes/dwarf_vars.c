@@ -9,6 +9,7 @@
  * "read fault" error, catchable with try/catch.
  */
 #include "probes/dwarf_vars.h"
+#include "probes/dwarf_pretty.h"
 #include "probes/uvars.h"
 
 #include <dwarf.h>
@@ -1296,6 +1297,48 @@ static int set_value_plan(struct tv_ctx *t, const struct uaccess *acc)
 	return 0;
 }
 
+/*
+ * In a .return probe a string's values are taken at the entry, as every
+ * variable but $return is; one that cannot be is '?'.
+ */
+static void capture_pieces(struct tv_ctx *t, struct piece *v, int n)
+{
+	const char *why = t->is_return ? capture_key(t) : NULL;
+
+	for (int i = 0; t->is_return && i < n; i++) {
+		if (v[i].fmt == PIECE_TEXT)
+			continue;
+		v[i].entry_slot = why ? -1 : entry_caps_add(t->caps, &v[i].acc, &why);
+		v[i].from_entry = v[i].entry_slot >= 0;
+		if (!v[i].from_entry) {
+			v[i].text = arena_printf("%s?", v[i].text);
+			v[i].fmt = PIECE_TEXT;
+		}
+	}
+}
+
+static void set_pieces(struct tv_ctx *t, struct pretty_out *out)
+{
+	int n;
+	struct piece *v = pretty_end(out, &n);
+
+	capture_pieces(t, v, n);
+	uvar_set_pieces(t->n, v, n);
+}
+
+/* $x$, $x->f$$, @cast(...)$: the string stap's pretty-printer makes of the walk's end. */
+static int set_pretty(struct tv_ctx *t, struct walk *w, int pretty)
+{
+	struct pretty_out out = { 0 };
+
+	if (t->var->op && !strcmp(t->var->op, "&"))
+		return tv_error(t, "'&' and pretty-printing ('%s') do not go together%s",
+				pretty > 1 ? "$$" : "$", "");
+	dwarf_pretty(&out, w->has_type ? &w->type : NULL, &w->acc, w->is_addr, pretty > 1, true);
+	set_pieces(t, &out);
+	return 0;
+}
+
 static int resolve_named(struct tv_ctx *t, const char *name)
 {
 	struct node *v = t->var;
@@ -1317,6 +1360,8 @@ static int resolve_named(struct tv_ctx *t, const char *name)
 		if (!ok)
 			return tv_error(t, "'%s': %s", v->name, w.err);
 	}
+	if (v->pretty)
+		return set_pretty(t, &w, v->pretty);
 	if (!walk_finish(&w, v->op && !strcmp(v->op, "&")))
 		return tv_error(t, "'%s' is %s", v->name, w.err);
 	return set_value_plan(t, &w.acc);
@@ -1504,6 +1549,8 @@ static int resolve_cast(struct tv_ctx *t)
 		if (!ok)
 			return tv_error(t, "@cast to '%s': %s", type->str, w.err);
 	}
+	if (v->pretty)
+		return set_pretty(t, &w, v->pretty);
 	if (!walk_finish(&w, v->op && !strcmp(v->op, "&")))
 		return tv_error(t, "@cast to '%s' is %s", type->str, w.err);
 	/* read when the probe runs, .return probes too: the operand is the script's */
@@ -1511,48 +1558,38 @@ static int resolve_cast(struct tv_ctx *t)
 	return 0;
 }
 
-/* A char pointer: printed as a quoted string by $$parms$. */
-static bool is_char_pointer(Dwarf_Die *type)
-{
-	Dwarf_Die target;
-	struct scalar sc;
-
-	return dwarf_tag(type) == DW_TAG_pointer_type && peeled_type(type, &target) &&
-	       !scalar_of(&target, &sc) && sc.size == 1 && dwarf_tag(&target) == DW_TAG_base_type;
-}
-
-static void list_item_for(struct tv_ctx *t, Dwarf_Die *var, bool pretty, struct list_item *it)
+/* One variable of $$parms/$$vars: NAME=, then its value (stap's hex), or pretty-printed. */
+static void list_var(struct tv_ctx *t, Dwarf_Die *var, int pretty, struct pretty_out *out)
 {
 	struct walk w;
 	int tag;
 
-	it->name = dwarf_diename(var);
+	pretty_text(out, arena_printf("%s%s=", out->n || out->text.buf ? " " : "",
+				      dwarf_diename(var)));
 	if (!walk_start(&w, t->f, var, t->pc)) {
-		it->literal = "?";
+		pretty_text(out, "?");
+		return;
+	}
+	if (pretty) {
+		dwarf_pretty(out, w.has_type ? &w.type : NULL, &w.acc, w.is_addr, pretty > 1, true);
 		return;
 	}
 	tag = w.has_type ? dwarf_tag(&w.type) : 0;
-	if (tag == DW_TAG_structure_type || tag == DW_TAG_union_type || tag == DW_TAG_class_type) {
-		it->literal = "{...}";
-		return;
-	}
-	if (tag == DW_TAG_array_type) {
-		it->literal = "[...]";
-		return;
-	}
-	it->is_string = pretty && w.has_type && is_char_pointer(&w.type);
-	if (!walk_finish(&w, false)) {
-		it->literal = "?";
-		return;
-	}
-	it->acc = w.acc;
+	if (tag == DW_TAG_structure_type || tag == DW_TAG_union_type || tag == DW_TAG_class_type)
+		pretty_text(out, "{...}");
+	else if (tag == DW_TAG_array_type)
+		pretty_text(out, "[...]");
+	else if (!walk_finish(&w, false))
+		pretty_text(out, "?");
+	else
+		pretty_value(out, PIECE_HEX, &w.acc, 0);
 }
 
-/* $$parms, $$locals, $$vars (with a trailing '$': strings quoted). */
-static int resolve_list(struct tv_ctx *t, const char *what, bool pretty)
+/* $$parms, $$locals, $$vars; with '$' or '$$' after them, each pretty-printed. */
+static int resolve_list(struct tv_ctx *t, const char *what, int pretty)
 {
 	Dwarf_Die vars[256];
-	struct list_item *items;
+	struct pretty_out out = { 0 };
 	int n;
 
 	if (!t->f)
@@ -1560,33 +1597,22 @@ static int resolve_list(struct tv_ctx *t, const char *what, bool pretty)
 				"the probed binary");
 	n = vars_at(t->f, t->pc, !strcmp(what, "parms") ? VARS_PARMS :
 		    !strcmp(what, "locals") ? VARS_LOCALS : VARS_ALL, vars, 256);
-	items = arena_alloc(sizeof(*items) * (n + 1));
-	for (int i = 0; i < n; i++) {
-		const char *why;
-
-		list_item_for(t, &vars[i], pretty, &items[i]);
-		if (!t->is_return || items[i].literal)
-			continue;
-		/* a .return probe prints the values the function was called with */
-		why = capture_key(t);
-		items[i].entry_slot = why ? -1 : entry_caps_add(t->caps, &items[i].acc, &why);
-		items[i].from_entry = items[i].entry_slot >= 0;
-		if (!items[i].from_entry)
-			items[i].literal = "?";
-	}
-	uvar_set_list(t->n, items, n);
+	for (int i = 0; i < n; i++)
+		list_var(t, &vars[i], pretty, &out);
+	set_pieces(t, &out);
 	return 0;
 }
 
 /* $$return: "return=0x..." in a .return probe of a non-void function, else "". */
 static int resolve_return_list(struct tv_ctx *t)
 {
-	struct list_item *item = arena_alloc(sizeof(*item));
+	struct piece *item = arena_alloc(sizeof(*item));
 	struct tv_ctx quiet = *t;
 
 	quiet.quiet = true;
-	item->name = "return";
-	uvar_set_list(t->n, item, return_access(&quiet, &item->acc) == 0 ? 1 : 0);
+	item->text = "return=";
+	item->fmt = PIECE_HEX;
+	uvar_set_pieces(t->n, item, return_access(&quiet, &item->acc) == 0 ? 1 : 0);
 	return 0;
 }
 
@@ -1632,19 +1658,18 @@ int dwarf_target_var(struct session *s, struct derived_probe *d, struct dwarf_fu
 		return resolve_return_list(&t);
 	if (!strncmp(name, "$$", 2)) {
 		const char *what = name + 2;
-		bool pretty = what[strlen(what) - 1] == '$';
+		size_t len = strlen(what);
+		int pretty = 0;
 
-		if (pretty)
-			what = arena_strndup(what, strlen(what) - 1);
+		while (pretty < 2 && len > 1 && what[len - 1] == '$')
+			len--, pretty++;
+		what = arena_strndup(what, len);
 		if (strcmp(what, "parms") && strcmp(what, "vars") && strcmp(what, "locals"))
 			return tv_error(&t, "unknown target variable '%s'%s", name, "");
 		if (n->args)
 			return tv_error(&t, "'%s' takes no '->' or '[]'%s", name, "");
 		return resolve_list(&t, what, pretty);
 	}
-	if (name[strlen(name) - 1] == '$')
-		return tv_error(&t, "'%s': pretty printing of a single variable is not supported "
-				"yet%s", name, "");
 	return resolve_named(&t, name + 1);
 }
 

@@ -191,13 +191,14 @@ static int resolve_arg(const struct sdt_note *note, uint64_t pc, struct node *n,
 
 static int resolve_parms(const struct sdt_note *note, uint64_t pc, struct node *n)
 {
-	struct list_item *items = arena_alloc(sizeof(*items) * (note->nargs + 1));
+	struct piece *pieces = arena_alloc(sizeof(*pieces) * (note->nargs + 1));
 
 	for (int i = 0; i < note->nargs; i++) {
-		items[i].name = arena_printf("arg%d", i + 1);
-		items[i].acc = arg_access(&note->argv[i], pc);
+		pieces[i].text = arena_printf("%sarg%d=", i ? " " : "", i + 1);
+		pieces[i].fmt = PIECE_HEX;
+		pieces[i].acc = arg_access(&note->argv[i], pc);
 	}
-	uvar_set_list(n, items, note->error ? 0 : note->nargs);
+	uvar_set_pieces(n, pieces, note->error ? 0 : note->nargs);
 	return 0;
 }
 

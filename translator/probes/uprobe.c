@@ -448,6 +448,7 @@ const struct provider provider_process_code = {
 	.resolve = uprobe_resolve,
 	.emit = uprobe_emit,
 	.target_var = uprobe_target_var,
+	.pretty = true,
 	.emit_target_var = uprobe_emit_target_var,
 	.list_vars = uprobe_list_vars,
 };

@@ -6,14 +6,14 @@
 #include <inttypes.h>
 #include <string.h>
 
-enum plan_kind { PLAN_LONG, PLAN_LIST, PLAN_STRING, PLAN_ENTRY };
+enum plan_kind { PLAN_LONG, PLAN_PIECES, PLAN_STRING, PLAN_ENTRY };
 
 struct plan {
 	enum plan_kind kind;
 	struct uaccess acc;	/* PLAN_LONG */
 	int slot;		/* PLAN_ENTRY */
-	struct list_item *items;	/* PLAN_LIST */
-	int nitems;
+	struct piece *pieces;	/* PLAN_PIECES */
+	int npieces;
 	const char *str;	/* PLAN_STRING */
 };
 
@@ -40,12 +40,12 @@ void uvar_set_long(struct node *n, const struct uaccess *acc)
 	new_plan(n, PLAN_LONG, TY_LONG)->acc = *acc;
 }
 
-void uvar_set_list(struct node *n, struct list_item *items, int nitems)
+void uvar_set_pieces(struct node *n, struct piece *pieces, int npieces)
 {
-	struct plan *p = new_plan(n, PLAN_LIST, TY_STRING);
+	struct plan *p = new_plan(n, PLAN_PIECES, TY_STRING);
 
-	p->items = items;
-	p->nitems = nitems;
+	p->pieces = pieces;
+	p->npieces = npieces;
 }
 
 void uvar_set_string(struct node *n, const char *s)
@@ -92,6 +92,15 @@ static const char *conv_c(const struct scalar *sc, const char *x)
 	return arena_printf("(int64_t)(%s)(%s)", (sc->is_signed ? s : u)[sc->size], x);
 }
 
+/* The bit-field of ST in the unit X holds, sign-extended if it is signed. */
+static const char *bits_c(const struct step *st, const char *x)
+{
+	int up = 64 - st->bits - (int)st->k;
+
+	return arena_printf("(int64_t)((%s)((uint64_t)(%s) << %d) >> %d)",
+			    st->sc.is_signed ? "int64_t" : "uint64_t", x, up, 64 - st->bits);
+}
+
 static void emit_load(struct emitter *em, const struct step *st, const char *t,
 		      const struct node *n, const char *soft_ok)
 {
@@ -131,6 +140,9 @@ static void emit_access(struct emitter *em, const struct uaccess *acc, const cha
 		case STEP_CONV:
 			emit_line(em, "%s = %s;", t, conv_c(&st->sc, t));
 			break;
+		case STEP_BITS:
+			emit_line(em, "%s = %s;", t, bits_c(st, t));
+			break;
 		}
 	}
 }
@@ -151,27 +163,26 @@ static void emit_entry_read(struct emitter *em, int slot, const char *t, const c
 	emit_line(em, "%s = utap_entry_value(c, %d);", t, slot);
 }
 
-static void emit_item(struct emitter *em, const char *s, const struct list_item *it,
-		      const struct node *n)
+static void emit_piece(struct emitter *em, const char *s, const struct piece *pc,
+		       const struct node *n)
 {
-	const char *name = c_string_literal(it->name, strlen(it->name));
+	const char *text = c_string_literal(pc->text, strlen(pc->text));
 	const char *t, *ok;
 
-	if (it->literal) {
-		emit_line(em, "utap_parm_append(%s, %s, %s, 0, 0);", s, name,
-			  c_string_literal(it->literal, strlen(it->literal)));
+	if (pc->fmt == PIECE_TEXT) {
+		emit_line(em, "utap_piece_append(c, %s, %s, 0, 0, 0, 0);", s, text);
 		return;
 	}
 	t = emit_new_long(em);
 	ok = emit_new_long(em);
-	if (it->from_entry) {
-		emit_entry_read(em, it->entry_slot, t, ok, n);
+	if (pc->from_entry) {
+		emit_entry_read(em, pc->entry_slot, t, ok, n);
 	} else {
 		emit_line(em, "%s = 1;", ok);
-		emit_access(em, &it->acc, t, n, ok);
+		emit_access(em, &pc->acc, t, n, ok);
 	}
-	emit_line(em, "utap_parm_append(%s, %s, %s ? NULL : \"?\", %s, %d);", s, name, ok, t,
-		  it->is_string);
+	emit_line(em, "utap_piece_append(c, %s, %s, %d, %s, %s, %d);", s, text, (int)pc->fmt, ok,
+		  t, pc->len);
 }
 
 struct val uvar_emit(struct emitter *em, struct node *n)
@@ -182,11 +193,11 @@ struct val uvar_emit(struct emitter *em, struct node *n)
 	emit_need(em, "umemory");
 	if (p->kind == PLAN_STRING)
 		return (struct val){ .type = TY_STRING, .c = c_string_literal(p->str, strlen(p->str)) };
-	if (p->kind == PLAN_LIST) {
+	if (p->kind == PLAN_PIECES) {
 		t = emit_new_str(em);
 		emit_line(em, "%s[0] = 0;", t);
-		for (int i = 0; i < p->nitems; i++)
-			emit_item(em, t, &p->items[i], n);
+		for (int i = 0; i < p->npieces; i++)
+			emit_piece(em, t, &p->pieces[i], n);
 		return (struct val){ .type = TY_STRING, .c = t, .str_temp = true };
 	}
 	t = emit_new_long(em);
@@ -211,6 +222,8 @@ static void capture_one(struct strbuf *sb, const struct uaccess *acc, int i)
 				  st->sc.size, st->sc.is_signed, i);
 		else if (st->op == STEP_CONV)
 			sb_printf(sb, "\tt = %s;\n", conv_c(&st->sc, "t"));
+		else if (st->op == STEP_BITS)
+			sb_printf(sb, "\tt = %s;\n", bits_c(st, "t"));
 	}
 	sb_printf(sb, "\tv[%d] = t;\n\t*ok |= 1ULL << %d;\nskip_%d: __attribute__((unused));\n",
 		  i, i, i);

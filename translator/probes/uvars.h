@@ -6,13 +6,14 @@
  * over the probe's registers (c->regs), then steps - add an offset, add a
  * scaled script index, load from user memory, narrow to a width. Pass 3
  * emits the steps; a failing load raises stap's "read fault" error,
- * catchable with try/catch. List variables ($$parms, $$vars) print every
- * entry as name=value, with '?' for what cannot be read.
+ * catchable with try/catch. Strings ($$parms, $$vars, pretty-printed $x$)
+ * are pieces of text and values, with '?' for what cannot be read.
  */
 #ifndef UTAP_UVARS_H
 #define UTAP_UVARS_H
 
 #include "codegen/emit.h"
+#include "core/piece_format.h"
 
 /* An integer as the target holds it. */
 struct scalar {
@@ -20,13 +21,14 @@ struct scalar {
 	bool is_signed;
 };
 
-enum step_op { STEP_ADD, STEP_INDEX, STEP_LOAD, STEP_CONV };
+enum step_op { STEP_ADD, STEP_INDEX, STEP_LOAD, STEP_CONV, STEP_BITS };
 
 struct step {
 	enum step_op op;
-	int64_t k;		/* ADD: offset; INDEX: element size */
+	int64_t k;		/* ADD: offset; INDEX: element size; BITS: the field's lowest bit */
 	struct node *index;	/* INDEX: the script expression */
-	struct scalar sc;	/* LOAD, CONV */
+	struct scalar sc;	/* LOAD, CONV; BITS: is_signed */
+	int bits;		/* BITS: the field's width */
 };
 
 /* How to compute one value: BASE (a C expression of type uint64_t), then the steps. */
@@ -39,12 +41,12 @@ struct uaccess {
 /* Appends a step; false when the chain is too long. */
 bool access_add(struct uaccess *acc, struct step s);
 
-/* One entry of $$parms / $$vars: name=value, or name=LITERAL. */
-struct list_item {
-	const char *name;
-	const char *literal;	/* "{...}", "?" ...: printed instead of a value */
-	struct uaccess acc;
-	bool is_string;		/* $$parms$: a char pointer printed as a quoted string */
+/* A target string is pieces: each TEXT, then its value (or '?' if it cannot be read). */
+struct piece {
+	const char *text;
+	enum piece_fmt fmt;
+	struct uaccess acc;	/* the value; PIECE_CHARS: the array's address */
+	int len;		/* PIECE_CHARS: the array's size */
 	bool from_entry;	/* the value was captured at the function's entry */
 	int entry_slot;
 };
@@ -75,8 +77,8 @@ void uvar_emit_capture_fn(struct strbuf *sb, const char *name, const struct entr
 /* n is a long computed by acc. */
 void uvar_set_long(struct node *n, const struct uaccess *acc);
 
-/* n is the string "name=value name=value ..." of items. */
-void uvar_set_list(struct node *n, struct list_item *items, int nitems);
+/* n is the string the pieces print, one after the other. */
+void uvar_set_pieces(struct node *n, struct piece *pieces, int npieces);
 
 /* n is a string known when translating ($$name of a marker). */
 void uvar_set_string(struct node *n, const char *s);

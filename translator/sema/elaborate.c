@@ -445,6 +445,17 @@ static bool is_kernel_cast(const struct session *s, const struct scope *sc, cons
 	return !sc->probe || strcmp(sc->probe->point->comps->name, "process");
 }
 
+/* $x$ where the family cannot pretty-print: an error, before the family sees $x. */
+static bool pretty_refused(const struct provider *prov, const struct node *n, const char *where)
+{
+	if (!n->pretty || prov->pretty)
+		return false;
+	error_at(n->loc, "pretty-printing ('%.*s' after %s) is not supported in %s yet; print "
+		 "the members you want", n->pretty, "$$", n->kind == N_CAST ? "@cast" : n->name,
+		 where);
+	return true;
+}
+
 static void resolve_target(struct session *s, struct scope *sc, struct node *n)
 {
 	const struct provider *prov = sc->probe ? sc->probe->prov : NULL;
@@ -452,7 +463,8 @@ static void resolve_target(struct session *s, struct scope *sc, struct node *n)
 	if (is_kernel_cast(s, sc, n)) {
 		prov = s->kernel_cast;
 		resolve_target_args(s, sc, n);
-		prov->target_var(s, sc->probe, n, false);
+		if (!pretty_refused(prov, n, "a kernel @cast"))
+			prov->target_var(s, sc->probe, n, false);
 		return;
 	}
 	if (!sc->probe) {
@@ -466,7 +478,8 @@ static void resolve_target(struct session *s, struct scope *sc, struct node *n)
 		return;
 	}
 	resolve_target_args(s, sc, n);
-	prov->target_var(s, sc->probe, n, false);
+	if (!pretty_refused(prov, n, arena_printf("probe '%s'", sc->probe->pp)))
+		prov->target_var(s, sc->probe, n, false);
 }
 
 static bool has_target_vars(const struct node *n)

@@ -74,6 +74,8 @@ struct provider {
 	 * is not available. NULL: the family has no target variables.
 	 */
 	int (*target_var)(struct session *s, struct derived_probe *d, struct node *n, bool quiet);
+	/* target_var pretty-prints $x$, $x->f$$, @cast(...)$ (n->pretty); else they are errors */
+	bool pretty;
 	/* The value of a resolved target variable; may emit statements first. */
 	struct val (*emit_target_var)(struct emitter *em, struct derived_probe *d, struct node *n);
 	/*
