@@ -2,7 +2,7 @@
 #
 #   make            build utap and the guest init (build/)
 #   make deps       install every Debian package the build, the demo and the tests need
-#   make demo       run a real script in a throwaway QEMU guest
+#   make demo       run real scripts in a throwaway QEMU guest (stacks, a trace, profiles)
 #   make check      unit tests (sanitizers) + guest tests; prints "N passed, M failed, K skipped"
 #   make bench      measurements, printed as ratios against the alternative
 #   make install    PREFIX=/usr/local DESTDIR=
@@ -128,6 +128,9 @@ demo: deps
 	$(B)/utap --vm examples/insn-trace-call.stp /usr/lib/x86_64-linux-gnu/libc.so.6 getenv -c 'ls /'
 	$(B)/utap --vm --ldd examples/profile-pprof.stp -c '$(B)/progs/ex_work cpu 1' -o $(B)/demo.pb.gz
 	go tool pprof -top -nodecount=12 $(B)/demo.pb.gz
+	$(B)/utap --vm --ldd -DMAXSTRINGLEN=4096 -DMAXBACKTRACE=64 examples/profile-python.stp \
+		-c '/usr/bin/python3.11 -m tabnanny /usr/lib/python3.11/email' -o $(B)/demo-py.pb.gz
+	go tool pprof -top -nodecount=12 $(B)/demo-py.pb.gz
 
 
 clean:

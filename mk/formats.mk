@@ -13,7 +13,8 @@ FMT_RT_SRCS   := runtime/formats/qtrace.c runtime/formats/lackey.c runtime/forma
 FMT_RUN_SRCS  := translator/runner/trace/tout.c translator/runner/trace/tmod.c \
 	translator/runner/trace/writers.c translator/runner/trace/drcov.c \
 	translator/runner/trace/callgrind.c translator/runner/trace/lcov.c \
-	translator/runner/trace/pprof.c translator/runner/trace/proto.c translator/runner/trace/tsample.c
+	translator/runner/trace/pprof.c translator/runner/trace/proto.c translator/runner/trace/tsample.c \
+	runtime/unwind/pytext.c
 FMT_READ_SRCS := translator/runner/trace/qtrace_read.c translator/runner/trace/drcov_read.c
 # qtrace as qtrace-tools read it: the tests' independent reader (fmt-dump -t)
 FMT_QTOOLS    := testsuite/unit/qtools_read.c

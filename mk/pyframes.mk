@@ -39,3 +39,8 @@ $(B)/unit/pyline.vec: testsuite/unit/pyline_vectors.py
 
 FUZZERS += fuzz_pyline
 fuzz_pyline_SRCS := testsuite/fuzz/fuzz_pyline.c runtime/unwind/pyline.c
+
+# pybacktrace() strings read back (pyfolded(), the pprof writer's Python frames)
+FUZZERS += fuzz_pytext
+fuzz_pytext_SRCS := testsuite/fuzz/fuzz_pytext.c runtime/unwind/pytext.c
+$(B)/fuzz/fuzz_pytext: runtime/unwind/pytext.h

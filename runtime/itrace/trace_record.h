@@ -98,6 +98,10 @@ enum {
  * than a page, so a deep stack comes in pieces: consecutive records of one
  * CPU with the same seq, first counting up from 0. The user frames' files
  * arrive as UTAP_TRACE_MAP records before the first sample that needs them.
+ * A sample with Python frames (pprof_pysample()) carries, after its user
+ * frames, the pylen bytes of a pybacktrace() string (no NUL) in
+ * (pylen + 7) / 8 more words, zero-padded, sent as the frames are: the
+ * runner puts them in place of the _PyEval_EvalFrameDefault frames.
  */
 struct utap_trace_sample {
 	u16 kind;		/* UTAP_TRACE_SAMPLE */
@@ -109,9 +113,10 @@ struct utap_trace_sample {
 	u32 seq;		/* the sample's number on its CPU */
 	u16 nkernel;		/* kernel frames of the whole sample */
 	u16 nuser;		/* user frames of the whole sample */
-	u16 first;		/* index of pcs[0] in the sample's frames */
-	u16 n;			/* frames in this piece */
-	u32 pad;
+	u16 first;		/* index of pcs[0] in the sample's words */
+	u16 n;			/* words (frames, then text) in this piece */
+	u16 pylen;		/* bytes of Python stack text after the user frames */
+	u16 pad;
 	u64 period;		/* what one sample stands for */
 	u64 pcs[];
 };

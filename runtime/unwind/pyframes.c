@@ -30,6 +30,7 @@
 #include "unwind/pyframes_format.h"
 #include "unwind/py311_offsets.h"
 #include "unwind/pyline.c"
+#include "unwind/pytext.c"
 
 #define UTAP_PY_NAME 128		/* bytes kept of a function's name */
 #define UTAP_PY_FILE 256		/* and of a file's */
@@ -422,56 +423,7 @@ static void utap_pybacktrace(struct utap_context *c, char *buf, size_t size)
 	utap_py_walk(c, &s);
 }
 
-/* ---- reading the compact form back ---- */
-
-struct utap_py_line {
-	const char *name, *file, *line;
-	size_t name_len, file_len, line_len;
-	bool entry, marker;
-};
-
-/* Splits one line of the compact form (without its '\n'); false for a malformed one. */
-static bool utap_py_parse(const char *p, size_t len, struct utap_py_line *l)
-{
-	const char *end = p + len, *t1, *t2, *t3;
-
-	memset(l, 0, sizeof(*l));
-	t1 = memchr(p, '\t', len);
-	if (!t1 && len && p[0] == '<') {	/* a marker: frames have tabs (<module> too) */
-		l->marker = true;
-		l->name = p;
-		l->name_len = len;
-		return true;
-	}
-	t2 = t1 ? memchr(t1 + 1, '\t', end - t1 - 1) : NULL;
-	if (!t2)
-		return false;
-	t3 = memchr(t2 + 1, '\t', end - t2 - 1);
-	l->name = p;
-	l->name_len = t1 - p;
-	l->file = t1 + 1;
-	l->file_len = t2 - t1 - 1;
-	l->line = t2 + 1;
-	l->line_len = (t3 ? t3 : end) - t2 - 1;
-	l->entry = t3 && end - t3 == 2 && t3[1] == 'E';
-	return true;
-}
-
-/* The next whole line at *p (ending in '\n'); false at the end of the string. */
-static bool utap_py_next(const char **p, struct utap_py_line *l)
-{
-	while (**p) {
-		const char *nl = strchr(*p, '\n');
-		const char *line = *p;
-
-		if (!nl)
-			return false;	/* a cut piece of a line */
-		*p = nl + 1;
-		if (utap_py_parse(line, nl - line, l))
-			return true;
-	}
-	return false;
-}
+/* ---- reading the compact form back (pytext.c) ---- */
 
 /* "  FUNC (FILE:LINE)\n" or a marker line, into text[size]; returns its length. */
 static int utap_py_render_line(const struct utap_py_line *l, char *text, size_t size)
@@ -507,44 +459,6 @@ static void utap_py_render(struct utap_context *c, const char *s, char *dst)
 		memcpy(dst + used, text, n + 1);
 		used += n;
 	}
-}
-
-/*
- * The mixed folded form: the Python frames one C call of
- * _PyEval_EvalFrameDefault ran are a group, innermost first, ending with
- * its entry frame; group 0 is the innermost C call's. Frames after the
- * last entry frame (a walk cut short) make no group.
- */
-static int utap_py_ngroups(const char *s)
-{
-	struct utap_py_line l;
-	int n = 0;
-
-	while (utap_py_next(&s, &l))
-		n += l.entry;
-	return n;
-}
-
-/* Frame j (0: innermost) of group g in out, and the group's length; 0 if there is no group g. */
-static int utap_py_group_frame(const char *s, int g, int j, struct utap_py_line *out)
-{
-	struct utap_py_line l;
-	int gi = 0, k = 0;
-
-	while (utap_py_next(&s, &l)) {
-		if (l.marker)
-			return 0;
-		if (gi == g && k == j)
-			*out = l;
-		k++;
-		if (!l.entry)
-			continue;
-		if (gi == g)
-			return k;
-		gi++;
-		k = 0;
-	}
-	return 0;
 }
 
 /* print_pybacktrace() (dst NULL), sprint_pybacktrace(): the lines, straight from the walk */

@@ -98,14 +98,14 @@ static bool has_line(const char *text, const char *fmt)
 	return strstr(text, want) != NULL;
 }
 
-/* A sample piece: header and N frames. */
-static void piece(struct pbuf *b, uint16_t cpu, uint32_t seq, uint16_t flags, uint16_t nk,
-		  uint16_t nu, uint16_t first, uint16_t n, const uint64_t *pcs)
+/* A sample piece: header and N words (frames, then pylen bytes of Python text). */
+static void piece_py(struct pbuf *b, uint16_t cpu, uint32_t seq, uint16_t flags, uint16_t nk,
+		     uint16_t nu, uint16_t first, uint16_t n, const uint64_t *pcs, uint16_t pylen)
 {
 	struct utap_trace_sample h = {
 		.kind = UTAP_TRACE_SAMPLE, .size = sizeof(h) + 8 * n, .tid = 42, .pid = 42,
 		.cpu = cpu, .flags = flags | UTAP_SAMPLE_NS, .seq = seq, .nkernel = nk,
-		.nuser = nu, .first = first, .n = n, .period = 1000000,
+		.nuser = nu, .first = first, .n = n, .pylen = pylen, .period = 1000000,
 	};
 
 	if (b->n + h.size > b->cap) {
@@ -117,6 +117,12 @@ static void piece(struct pbuf *b, uint16_t cpu, uint32_t seq, uint16_t flags, ui
 	memcpy(b->p + b->n, &h, sizeof(h));
 	memcpy(b->p + b->n + sizeof(h), pcs + first, 8 * n);
 	b->n += h.size;
+}
+
+static void piece(struct pbuf *b, uint16_t cpu, uint32_t seq, uint16_t flags, uint16_t nk,
+		  uint16_t nu, uint16_t first, uint16_t n, const uint64_t *pcs)
+{
+	piece_py(b, cpu, seq, flags, nk, nu, first, n, pcs, 0);
 }
 
 enum { F = UTAP_SAMPLE_FIRST, L = UTAP_SAMPLE_LAST };
@@ -219,6 +225,92 @@ TEST(profile_decodes)
 	free(out);
 }
 
+/*
+ * A program shaped like a Python interpreter: _start calls the eval loop,
+ * which calls PyObject_Call, which calls the eval loop again (a C function
+ * calling back into Python), which calls PyObject_Call, where samples hit.
+ */
+static char *build_pyprog(void)
+{
+	char *exe = path_in(dir, "py"), *cmd, *out = NULL;
+	int rc;
+
+	if (asprintf(&cmd, "cd '%s' && for f in _start:_PyEval_EvalFrameDefault "
+		     "_PyEval_EvalFrameDefault:PyObject_Call PyObject_Call:_PyEval_EvalFrameDefault; "
+		     "do printf '.type %%s, @function\\n%%s: call %%s\\n.fill 11, 1, 0x90\\n"
+		     ".size %%s, 16\\n' ${f%%:*} ${f%%:*} ${f#*:} ${f%%:*}; done > py.s && "
+		     "as --64 -o py.o py.s && ld --build-id=none -Ttext=0x401000 -o py py.o", dir) < 0)
+		exit(2);
+	rc = run_cmd(cmd, &out);
+	if (rc)
+		fprintf(stderr, "building the Python-shaped program failed: %s\n", out);
+	free(cmd);
+	free(out);
+	return exe;
+}
+
+/* A sample of NU user frames and a pybacktrace() string, in pieces of at most 4 words. */
+static void pysample(struct pbuf *b, uint32_t seq, uint16_t nu, const uint64_t *pcs,
+		     const char *py)
+{
+	uint64_t w[64] = { 0 };
+	size_t len = strlen(py), n = nu + (len + 7) / 8;
+
+	memcpy(w, pcs, 8 * nu);
+	memcpy(w + nu, py, len);
+	for (size_t at = 0; at < n; at += 4)
+		piece_py(b, 3, seq, (at ? 0 : F) | (at + 4 >= n ? L : 0), 0, nu, at,
+			 n - at < 4 ? n - at : 4, w, len);
+}
+
+/*
+ * pprof_pysample()'s samples: each eval loop frame is replaced by its
+ * group of Python frames (the innermost C call's is group 0), or keeps its
+ * name when the string has no group for it (a marker, a cut string).
+ */
+TEST(python_frames)
+{
+	char *exe = build_pyprog(), *out = path_in(dir, "py.pb.gz"), err[256], *text;
+	struct tout_opts o = { .format = "pprof", .path = out };
+	uint64_t pcs[] = { 0x401025, 0x401015, 0x401025, 0x401015, 0x401005 };
+	struct tout *t = tout_open(&o, err, sizeof(err));
+	struct tout_stats st;
+	struct pbuf b = { 0 };
+
+	CHECK(t != NULL);
+	if (!t)
+		return;
+	pb_map(&b, 42, 0x401000, 0x402000, 0x1000, 0, exe);
+	pysample(&b, 1, 5, pcs, "key\t/x/p.py\t52\tE\nsort_it\t/x/p.py\t57\n"
+		 "<module>\t/x/p.py\t93\tE\n");
+	pysample(&b, 2, 5, pcs, "key\t/x/p.py\t52\tE\nsort_it\t/x/p.py\t57\n"
+		 "<module>\t/x/p.py\t93\tE\n");
+	pysample(&b, 3, 5, pcs, "key\t/x/p.py\t52\tE\nsort_it\t/x/p.py\t5");	/* cut */
+	pysample(&b, 4, 5, pcs, "<no Python frames: not a Python thread>\n");
+	tout_feed(t, b.p, b.n);
+	pb_free(&b);
+	CHECK_INT(tout_close(t, &st, err, sizeof(err)), 0);
+	CHECK_INT(st.samples, 4);
+	CHECK_INT(st.samples_lost, 0);
+	CHECK_INT(run_on("go tool pprof -traces %s 2>/dev/null | tr -s ' \n' ' '", out, &text), 0);
+	CHECK(strstr(text, "- 2 PyObject_Call key PyObject_Call sort_it <module> _start -") != NULL);
+	CHECK(strstr(text, "- 1 PyObject_Call key PyObject_Call _PyEval_EvalFrameDefault _start -") != NULL);
+	CHECK(strstr(text, "- 1 PyObject_Call _PyEval_EvalFrameDefault PyObject_Call "
+			   "_PyEval_EvalFrameDefault _start -") != NULL);
+	free(text);
+	/* the Python frames' files and lines, and their functions in -top */
+	CHECK_INT(run_on("go tool pprof -traces -lines %s 2>/dev/null", out, &text), 0);
+	CHECK(strstr(text, "   key /x/p.py:52\n             PyObject_Call\n"
+			   "             sort_it /x/p.py:57\n             <module> /x/p.py:93\n") != NULL);
+	free(text);
+	CHECK_INT(run_on("go tool pprof -top -cum %s 2>/dev/null", out, &text), 0);
+	CHECK(strstr(text, " 3 75.00%  key\n") != NULL);
+	CHECK(strstr(text, " 2 50.00%  sort_it\n") != NULL);
+	free(text);
+	free(exe);
+	free(out);
+}
+
 int main(void)
 {
 	unit_prog = "test_pprof";
@@ -232,6 +324,7 @@ int main(void)
 	RUN(fields);
 	RUN(string_table);
 	RUN(profile_decodes);
+	RUN(python_frames);
 	fmt_cleanup();
 	return unit_done();
 }

@@ -11,9 +11,16 @@
  * Symbols come from the files' symbol tables (tmod.c), kernel names from
  * /proc/kallsyms; a frame without a symbol is a location with an address
  * and no line, which pprof shows as the address.
+ *
+ * A sample with a pybacktrace() string (pprof_pysample()) has each
+ * _PyEval_EvalFrameDefault frame of its user stack replaced by the Python
+ * frames that C call ran, as pyfolded() replaces them: a location per
+ * Python frame, without a mapping or an address, whose line names the
+ * Python function (with its file) and the line it was at.
  */
 #include "runner/trace/tout_int.h"
 #include "runner/trace/proto.h"
+#include "unwind/pytext.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -49,7 +56,13 @@ struct pprof {
 	struct ktab loc_idx, fn_idx;
 	uint32_t nlocs, nfns, nmaps;
 	struct pmap *maps;	/* t->nmods of them, then the kernel */
+	uint8_t *eval;		/* by location id: a _PyEval_EvalFrameDefault frame */
+	size_t capeval;
+	char *py;		/* one sample's Python text, NUL-terminated */
 };
+
+/* The C function whose frames ran Python code (pyfolded() replaces the same ones). */
+static const char py_eval_name[] = "_PyEval_EvalFrameDefault";
 
 /* Mapping id of module MOD (-1: the kernel), counting ADDR in its extent. */
 static uint32_t pp_map(struct pprof *pp, int32_t mod, uint64_t addr)
@@ -67,11 +80,10 @@ static uint32_t pp_map(struct pprof *pp, int32_t mod, uint64_t addr)
 	return m->id;
 }
 
-/* Function id of symbol SYM (KEY says of which file), written on first use. */
-static uint32_t pp_func(struct pprof *pp, uint64_t key, int64_t sym, const char *name,
-			const char *file)
+/* Function id of the function K names, written on first use; SYSNAME may be NULL. */
+static uint32_t pp_func_key(struct pprof *pp, const uint64_t k[4], const char *name,
+			    const char *sysname, const char *file)
 {
-	uint64_t k[4] = { key, (uint64_t)sym, 0, 0 };
 	int64_t id = ktab_get(&pp->fn_idx, k, true, pp->nfns + 1);
 
 	if (id < 0)
@@ -80,11 +92,20 @@ static uint32_t pp_func(struct pprof *pp, uint64_t key, int64_t sym, const char 
 		pp->nfns++;
 		proto_uint(&pp->sub, F_ID, id);
 		proto_int(&pp->sub, F_NAME, proto_str(&pp->strs, name));
-		proto_int(&pp->sub, F_SYSTEM_NAME, proto_str(&pp->strs, name));
+		proto_int(&pp->sub, F_SYSTEM_NAME, proto_str(&pp->strs, sysname));
 		proto_int(&pp->sub, F_FILENAME, proto_str(&pp->strs, file));
 		proto_msg(&pp->funcs, P_FUNCTION, &pp->sub);
 	}
 	return id;
+}
+
+/* Function id of symbol SYM (KEY says of which file). */
+static uint32_t pp_func(struct pprof *pp, uint64_t key, int64_t sym, const char *name,
+			const char *file)
+{
+	uint64_t k[4] = { key, (uint64_t)sym, 0, 0 };
+
+	return pp_func_key(pp, k, name, name, file);
 }
 
 /* The location message: an address in a mapping, and its function and line if known. */
@@ -102,8 +123,8 @@ static void pp_loc_write(struct pprof *pp, uint32_t id, uint32_t map, uint64_t a
 	proto_msg(&pp->locs, P_LOCATION, &pp->sub);
 }
 
-/* A user frame's name and line, from the tables of its file. */
-static void pp_user_frame(struct pprof *pp, int32_t mod, uint64_t rel, uint32_t *fn,
+/* A user frame's name and line, from the tables of its file; true if it is the eval loop's. */
+static bool pp_user_frame(struct pprof *pp, int32_t mod, uint64_t rel, uint32_t *fn,
 			  uint32_t *line)
 {
 	struct tmod *m = &pp->t->mods[mod];
@@ -114,13 +135,30 @@ static void pp_user_frame(struct pprof *pp, int32_t mod, uint64_t rel, uint32_t 
 	tmod_load(pp->t, m);
 	sym = tmod_symbol(m, rel, &name);
 	if (!name)
-		return;
+		return false;
 	if (!tmod_line(m, rel, &file, line))
 		file = NULL;
 	pm->functions = true;
 	pm->files |= file != NULL;
 	pm->lines |= *line != 0;
 	*fn = pp_func(pp, (uint64_t)mod, sym, name, file);
+	return !strcmp(name, py_eval_name);
+}
+
+/* The location id of key K; FRESH if it is new (its message not written yet). 0: no memory. */
+static uint32_t pp_loc_id(struct pprof *pp, const uint64_t k[4], bool *fresh)
+{
+	int64_t id = ktab_get(&pp->loc_idx, k, true, pp->nlocs + 1);
+
+	*fresh = false;
+	if (id < 0 || id <= pp->nlocs)
+		return id < 0 ? 0 : (uint32_t)id;
+	if (!tout_grow((void **)&pp->eval, &pp->capeval, (size_t)id + 1, 1))
+		return 0;
+	pp->nlocs++;
+	pp->eval[id] = false;
+	*fresh = true;
+	return (uint32_t)id;
 }
 
 /* Location id of frame ADDR (already moved into the call for return addresses). */
@@ -128,17 +166,16 @@ static uint32_t pp_loc(struct pprof *pp, uint32_t pid, bool kernel, uint64_t add
 {
 	uint64_t rel = addr, k[4] = { kernel ? 1 : 2, 0, addr, 0 };
 	int32_t mod = -1;
-	uint32_t map = 0, fn = 0, line = 0;
-	int64_t id;
+	uint32_t map = 0, fn = 0, line = 0, id;
+	bool fresh;
 
 	if (!kernel) {
 		mod = tout_locate(pp->t, pid, addr, &rel);
 		k[1] = mod < 0 ? pid : UINT64_MAX - (uint64_t)mod;
 	}
-	id = ktab_get(&pp->loc_idx, k, true, pp->nlocs + 1);
-	if (id < 0 || id <= pp->nlocs)
-		return id < 0 ? 0 : (uint32_t)id;
-	pp->nlocs++;
+	id = pp_loc_id(pp, k, &fresh);
+	if (!fresh)
+		return id;
 	if (kernel) {
 		const char *name;
 		int64_t sym = tksym_lookup(addr, &name);
@@ -150,10 +187,59 @@ static uint32_t pp_loc(struct pprof *pp, uint32_t pid, bool kernel, uint64_t add
 		}
 	} else if (mod >= 0) {
 		map = pp_map(pp, mod, addr);
-		pp_user_frame(pp, mod, rel, &fn, &line);
+		pp->eval[id] = pp_user_frame(pp, mod, rel, &fn, &line);
 	}
 	pp_loc_write(pp, id, map, addr, fn, line);
 	return id;
+}
+
+/* LEN bytes at P as a string of the profile's table. */
+static uint64_t pp_strn(struct pprof *pp, const char *p, size_t len, char *buf, size_t size)
+{
+	snprintf(buf, size, "%.*s", (int)len, p);
+	return (uint64_t)proto_str(&pp->strs, buf);
+}
+
+/* Location id of a Python frame: no mapping, no address; its function, file and line. */
+static uint32_t pp_pyloc(struct pprof *pp, const struct utap_py_line *l)
+{
+	char name[512], file[4096], num[16];
+	uint64_t n = pp_strn(pp, l->name, l->name_len, name, sizeof(name));
+	uint64_t f = pp_strn(pp, l->file, l->file_len, file, sizeof(file));
+	unsigned long line;
+	uint64_t k[4];
+	uint32_t id;
+	bool fresh;
+
+	snprintf(num, sizeof(num), "%.*s", (int)l->line_len, l->line);
+	line = strtoul(num, NULL, 10);	/* "?": no line, 0 */
+	k[0] = 3, k[1] = n, k[2] = f, k[3] = line;
+	id = pp_loc_id(pp, k, &fresh);
+	if (!fresh)
+		return id;
+	k[0] = UINT64_MAX, k[3] = 1;	/* kernel functions have k[3] 0 */
+	/*
+	 * No system name: pprof takes a name equal to it for a demangled C++
+	 * one and cuts "<...>" out of it, which would leave <module> empty.
+	 */
+	pp_loc_write(pp, id, 0, 0, pp_func_key(pp, k, name, NULL, file), (uint32_t)line);
+	return id;
+}
+
+/*
+ * Python frames in place of eval frame E (0: the innermost of the stack)
+ * into ids; how many (0: keep the C frame, as pyfolded() does).
+ */
+static size_t pp_pygroup(struct pprof *pp, int e, uint64_t *ids)
+{
+	struct utap_py_line l;
+	int n = utap_py_group_frame(pp->py, e, 0, &l);
+
+	for (int j = 0; j < n; j++) {
+		utap_py_group_frame(pp->py, e, j, &l);
+		ids[j] = pp_pyloc(pp, &l);
+	}
+	return n > 0 ? (size_t)n : 0;
 }
 
 /* Samples sorted by process and frames, so equal stacks are neighbours. */
@@ -162,7 +248,7 @@ static const struct tout *cmp_t;
 static int sample_cmp(const void *a, const void *b)
 {
 	const struct tsample *x = a, *y = b;
-	size_t n = (size_t)x->nkernel + x->nuser;
+	size_t n = tsample_words(x);
 
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
@@ -170,6 +256,8 @@ static int sample_cmp(const void *a, const void *b)
 		return x->nkernel < y->nkernel ? -1 : 1;
 	if (x->nuser != y->nuser)
 		return x->nuser < y->nuser ? -1 : 1;
+	if (x->pylen != y->pylen)
+		return x->pylen < y->pylen ? -1 : 1;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t u = cmp_t->spcs[x->off + i], v = cmp_t->spcs[y->off + i];
 
@@ -179,20 +267,40 @@ static int sample_cmp(const void *a, const void *b)
 	return 0;
 }
 
+/* The sample's Python text into pp->py; how many groups of frames it has. */
+static int pp_pytext(struct pprof *pp, const struct tsample *s)
+{
+	const uint64_t *words = pp->t->spcs + s->off + s->nkernel + s->nuser;
+
+	if (!s->pylen)
+		return 0;
+	memcpy(pp->py, words, s->pylen);
+	pp->py[s->pylen] = 0;
+	return utap_py_ngroups(pp->py);
+}
+
 /* One sample: its locations, leaf first, and its count. */
 static void pp_sample(struct pprof *pp, const struct tsample *s, uint64_t count, uint64_t *ids)
 {
-	size_t n = (size_t)s->nkernel + s->nuser;
+	size_t n = (size_t)s->nkernel + s->nuser, k = 0;
 	const uint64_t *pcs = n ? pp->t->spcs + s->off : NULL;
+	int groups = pp_pytext(pp, s), evals = 0;
 
 	for (size_t i = 0; i < n; i++) {
 		bool kernel = i < s->nkernel;
 		size_t j = kernel ? i : i - s->nkernel;	/* index within its stack */
 		uint64_t addr = j && pcs[i] ? pcs[i] - 1 : pcs[i];
+		uint32_t id = pp_loc(pp, s->pid, kernel, addr);
+		size_t py = 0;
 
-		ids[i] = pp_loc(pp, s->pid, kernel, addr);
+		if (!kernel && id && pp->eval[id] && evals < groups)
+			py = pp_pygroup(pp, evals, ids + k);
+		evals += !kernel && id && pp->eval[id];
+		k += py;
+		if (!py)
+			ids[k++] = id;
 	}
-	proto_packed(&pp->smp, S_LOCATION_ID, ids, n);
+	proto_packed(&pp->smp, S_LOCATION_ID, ids, k);
 	proto_packed(&pp->smp, S_VALUE, &count, 1);
 }
 
@@ -276,12 +384,17 @@ static int pp_build(struct pprof *pp, struct proto *out)
 	uint64_t *ids;
 	size_t maxn = 1;
 
-	for (size_t i = 0; i < t->nsamples; i++)
-		if ((size_t)t->samples[i].nkernel + t->samples[i].nuser > maxn)
-			maxn = (size_t)t->samples[i].nkernel + t->samples[i].nuser;
+	/* a Python frame is a line of at least 3 bytes (two tabs and a newline) */
+	for (size_t i = 0; i < t->nsamples; i++) {
+		const struct tsample *s = &t->samples[i];
+
+		if ((size_t)s->nkernel + s->nuser + s->pylen / 3 > maxn)
+			maxn = (size_t)s->nkernel + s->nuser + s->pylen / 3;
+	}
 	ids = malloc(maxn * sizeof(*ids));
 	pp->maps = calloc(t->nmods + 1, sizeof(*pp->maps));
-	if (!ids || !pp->maps) {
+	pp->py = malloc(UINT16_MAX + 1);
+	if (!ids || !pp->maps || !pp->py) {
 		free(ids);
 		return -1;
 	}
@@ -360,6 +473,8 @@ static int pprof_write(struct tout *t, FILE *f)
 	ktab_free(&pp.loc_idx);
 	ktab_free(&pp.fn_idx);
 	free(pp.maps);
+	free(pp.eval);
+	free(pp.py);
 	return rc;
 }
 

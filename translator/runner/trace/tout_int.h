@@ -112,13 +112,24 @@ struct tthr {
 	size_t last_map;
 };
 
-/* One sampled stack (tsample.c): kernel frames then user frames, innermost first. */
+/*
+ * One sampled stack (tsample.c): kernel frames then user frames, innermost
+ * first, then pylen bytes of a pybacktrace() string in tsample_words()'s
+ * remaining words (zero-padded).
+ */
 struct tsample {
 	uint32_t pid, tid;
 	uint16_t nkernel, nuser;
-	size_t off;		/* its first frame in tout's spcs */
+	uint16_t pylen;
+	size_t off;		/* its first word in tout's spcs */
 	uint64_t count;
 };
+
+/* The words of a sample: its frames and its Python text. */
+static inline size_t tsample_words(const struct tsample *s)
+{
+	return (size_t)s->nkernel + s->nuser + (s->pylen + 7u) / 8;
+}
 
 /* The sample whose pieces one CPU is sending. */
 struct tpend {

@@ -37,7 +37,7 @@ static void pend_lose(struct tout *t, struct tpend *p)
 
 static void pend_commit(struct tout *t, struct tpend *p)
 {
-	size_t n = (size_t)p->s.nkernel + p->s.nuser;
+	size_t n = tsample_words(&p->s);
 
 	p->open = false;
 	if (!tout_grow((void **)&t->samples, &t->capsamples, t->nsamples + 1, sizeof(*t->samples)) ||
@@ -57,7 +57,9 @@ static void pend_commit(struct tout *t, struct tpend *p)
 void tsample_feed(struct tout *t, const struct utap_trace_sample *h, const uint64_t *pcs)
 {
 	struct tpend *p = pend_of(t, h->cpu);
-	uint32_t total = (uint32_t)h->nkernel + h->nuser;
+	struct tsample s = { .pid = h->pid, .tid = h->tid, .nkernel = h->nkernel,
+			     .nuser = h->nuser, .pylen = h->pylen };
+	uint32_t total = (uint32_t)tsample_words(&s);
 
 	if (!p || h->first + h->n > total) {
 		t->st.bad++;
@@ -73,14 +75,13 @@ void tsample_feed(struct tout *t, const struct utap_trace_sample *h, const uint6
 		p->open = true;
 		p->seq = h->seq;
 		p->next = 0;
-		p->s = (struct tsample){ .pid = h->pid, .tid = h->tid,
-					 .nkernel = h->nkernel, .nuser = h->nuser };
+		p->s = s;
 		if (!t->period) {
 			t->period = h->period;
 			t->period_ns = h->flags & UTAP_SAMPLE_NS;
 		}
 	} else if (!p->open || p->seq != h->seq || p->next != h->first ||
-		   p->s.nkernel != h->nkernel || p->s.nuser != h->nuser) {
+		   p->s.nkernel != h->nkernel || p->s.nuser != h->nuser || p->s.pylen != h->pylen) {
 		/* the pieces before this one were dropped */
 		pend_lose(t, p);
 		if (h->flags & UTAP_SAMPLE_LAST)
