@@ -45,6 +45,7 @@ static const struct runtime_part parts[] = {
 	{ "tracepoint",		"probes/tracepoint.c",		0 },
 	{ "timer",		"probes/timer.c",		0 },
 	{ "perf",		"probes/perf.c",		0 },
+	{ "hwbkpt",		"probes/hwbkpt.c",		0 },
 	{ "procfs",		"probes/procfs.c",		0 },
 	{ "uprobe",		"probes/uprobe.c",		0 },
 	{ "task_finder",	"probes/task_finder.c",		0 },

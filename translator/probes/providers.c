@@ -17,6 +17,7 @@ extern const struct provider provider_kprobe;
 extern const struct provider provider_kernel_function;
 extern const struct provider provider_timer;
 extern const struct provider provider_perf;
+extern const struct provider provider_hwbkpt;
 extern const struct provider provider_tracepoint;
 extern const struct provider provider_syscall;
 extern const struct provider provider_error;
@@ -40,6 +41,7 @@ const struct probe_family probe_families[] = {
 	{ "perf",		&provider_perf },
 	{ "procfs",		&provider_procfs },
 	{ "kernel",		&provider_tracepoint },		/* .trace */
+	{ "kernel",		&provider_hwbkpt },		/* .data */
 	{ "__syscall",		&provider_syscall },		/* tapsets/syscalls.stp */
 	/* after begin/end: its handlers follow the end probes' in the module's end hook */
 	{ "error",		&provider_error },
