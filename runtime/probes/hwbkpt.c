@@ -4,15 +4,14 @@
  * every CPU (register_wide_hw_breakpoint), whose handler runs the probe
  * with the registers of the instruction that made the access (x86 reports
  * a data breakpoint after it). A symbol's address is looked up when the
- * module starts: kallsyms_lookup_name() is not exported, so a kprobe on it
- * (never armed: registering tells its address) finds it once.
+ * module starts (probes/ksym.c).
  */
 #ifndef UTAP_PROBES_HWBKPT_C
 #define UTAP_PROBES_HWBKPT_C
 
 #include <linux/hw_breakpoint.h>
-#include <linux/kprobes.h>
 #include <linux/perf_event.h>
+#include "probes/ksym.c"
 
 struct utap_hwbkpt {
 	const struct utap_probe *probe;
@@ -24,21 +23,6 @@ struct utap_hwbkpt {
 	bool optional;
 	struct perf_event * __percpu *events;
 };
-
-static unsigned long utap_ksym_lookup(const char *name)
-{
-	static unsigned long (*lookup)(const char *name);
-
-	if (!lookup) {
-		struct kprobe kp = { .symbol_name = "kallsyms_lookup_name" };
-
-		if (register_kprobe(&kp))
-			return 0;
-		lookup = (void *)kp.addr;
-		unregister_kprobe(&kp);
-	}
-	return lookup(name);
-}
 
 static void utap_hwbkpt_hit(struct perf_event *bp, struct perf_sample_data *data,
 			    struct pt_regs *regs)

@@ -725,9 +725,9 @@ static struct val emit_expr(struct emitter *em, struct node *n)
 	case N_TARGET:
 	case N_CAST:
 	case N_ENTRY:
-		/* a kernel @cast marks itself in pdata: it is not the probe family's */
-		if (n->pdata == (const void *)em->s->kernel_cast)
-			return em->s->kernel_cast->emit_target_var(em, em->probe, n);
+		/* a kernel @cast or @var is not the probe family's */
+		if (n->owner)
+			return n->owner->emit_target_var(em, em->probe, n);
 		return em->probe->prov->emit_target_var(em, em->probe, n);
 	case N_INDEX:
 		if (n->sym && n->sym->type == TY_STATS) {

@@ -119,6 +119,7 @@ enum node_kind {
 
 struct symbol;
 struct function;
+struct provider;
 
 struct node {
 	enum node_kind kind;
@@ -164,6 +165,7 @@ struct node {
 	int pretty;		/* $x$ 1, $x$$ 2: pretty-printed as a string (N_TARGET, N_CAST) */
 	int temp;		/* emitter scratch */
 	void *pdata;		/* a provider's data for a resolved target variable */
+	const struct provider *owner;	/* pass 2: its resolver, when not the probe's family */
 };
 
 enum print_flags {

@@ -308,6 +308,17 @@ uint32_t btf_find_type(const struct btf *b, const char *name)
 	return 0;
 }
 
+uint32_t btf_find_pointer(const struct btf *b, uint32_t target)
+{
+	struct btf_rec r;
+
+	for (uint32_t id = 1; b && id <= b->n; id++)
+		if (rec(b, id, &r, NULL) && kind_of(r.info) == K_PTR &&
+		    skip_mods(b, r.size_or_type) == skip_mods(b, target))
+			return id;
+	return 0;
+}
+
 int btf_proto_nparams(const struct btf *b, uint32_t proto)
 {
 	struct btf_rec r;

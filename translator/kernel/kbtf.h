@@ -51,6 +51,8 @@ uint32_t btf_proto_return(const struct btf *b, uint32_t proto);
 void btf_resolve(const struct btf *b, uint32_t type, struct btf_info *out);
 /* The type named "struct x", "union x" or "x" (a struct, union, typedef, integer or enum), or 0. */
 uint32_t btf_find_type(const struct btf *b, const char *name);
+/* A pointer type to TARGET (typedefs and qualifiers of either side ignored), or 0. */
+uint32_t btf_find_pointer(const struct btf *b, uint32_t target);
 
 /*
  * Member name of struct or union type (anonymous members searched too):

@@ -14,6 +14,8 @@
 #include "probes/providers.h"
 #include "codegen/emit.h"
 #include "kernel/kbtf.h"
+#include "kernel/ksyms.h"
+#include "probes/tphdr.h"
 
 #include <stdarg.h>
 #include <string.h>
@@ -477,6 +479,19 @@ static int walk_cast(struct walk *w, uint32_t type, const char *res)
 	return finish(w, &p, w->n->op && !strcmp(w->n->op, "&"), res);
 }
 
+/* The walk of n's ->member and [index] chain from P (utap_a / utap_v set), into res. */
+static int walk_var_chain(struct walk *w, struct place p, const char *res)
+{
+	for (struct node *a = w->n->args; a; a = a->next) {
+		int rc = a->op && !strcmp(a->op, "->") ? step_member(w, &p, a->str) :
+			 step_index(w, &p, a);
+
+		if (rc)
+			return rc;
+	}
+	return finish(w, &p, w->n->op && !strcmp(w->n->op, "&"), res);
+}
+
 static int kernel_cast_check(struct session *s, struct derived_probe *d, struct node *n,
 			     bool quiet)
 {
@@ -491,8 +506,26 @@ static int kernel_cast_check(struct session *s, struct derived_probe *d, struct 
 	if (walk_cast(&w, type, "res"))
 		return -1;
 	n->type = TY_LONG;
-	n->pdata = (void *)&provider_kernel_cast;
+	n->owner = &provider_kernel_cast;
 	return 0;
+}
+
+/* A block of C whose walk starts with utap_v = V, utap_a = A. */
+static void open_walk(struct emitter *em, struct walk *w, const char *v, const char *a)
+{
+	emit_need(em, "tvar");
+	w->what = c_string_literal(w->text, strlen(w->text));
+	w->near = c_near(w->n);
+	emit_line(em, "{");
+	em->indent++;
+	emit_line(em, "unsigned long utap_v = %s, utap_a = %s;", v, a);
+	emit_line(em, "(void)utap_v;");
+}
+
+static void close_walk(struct emitter *em)
+{
+	em->indent--;
+	emit_line(em, "}");
 }
 
 static struct val kernel_cast_emit(struct emitter *em, struct derived_probe *d, struct node *n)
@@ -503,16 +536,9 @@ static struct val kernel_cast_emit(struct emitter *em, struct derived_probe *d, 
 	const char *res = emit_new_long(em);
 
 	(void)d;
-	emit_need(em, "tvar");
-	w.what = c_string_literal(w.text, strlen(w.text));
-	w.near = c_near(n);
-	emit_line(em, "{");
-	em->indent++;
-	emit_line(em, "unsigned long utap_v = 0, utap_a = (unsigned long)(%s);", ptr.c);
-	emit_line(em, "(void)utap_v;");
+	open_walk(em, &w, "0", arena_printf("(unsigned long)(%s)", ptr.c));
 	walk_cast(&w, cast_type(b, n, true), res);
-	em->indent--;
-	emit_line(em, "}");
+	close_walk(em);
 	return (struct val){ .type = TY_LONG, .c = res };
 }
 
@@ -520,4 +546,133 @@ const struct provider provider_kernel_cast = {
 	.name = "@cast",
 	.target_var = kernel_cast_check,
 	.emit_target_var = kernel_cast_emit,
+};
+
+/* ---- @var("name"): a kernel variable, typed by its extern declaration ---- */
+
+/* C's spelling of an integer type, as BTF names it ("unsigned long" -> "long unsigned int"). */
+static const char *btf_int_name(const char *c)
+{
+	static const char *const map[][2] = {
+		{ "unsigned long", "long unsigned int" }, { "long", "long int" },
+		{ "unsigned long long", "long long unsigned int" }, { "long long", "long long int" },
+		{ "unsigned", "unsigned int" }, { "short", "short int" },
+		{ "unsigned short", "short unsigned int" }, { "signed char", "signed char" },
+		{ "bool", "_Bool" }, { "signed", "int" }, { "signed int", "int" },
+		{ "signed long", "long int" }, { "unsigned long int", "long unsigned int" },
+		{ "long unsigned", "long unsigned int" },
+	};
+
+	for (size_t i = 0; i < ARRAY_LEN(map); i++)
+		if (!strcmp(c, map[i][0]))
+			return map[i][1];
+	return c;
+}
+
+/*
+ * DECL ("unsigned long", "struct task_struct *", "char []") as a BTF type
+ * and where the walk starts: the variable's memory, or (an array of
+ * unknown size) its address as a pointer. 0 if BTF lacks the type.
+ */
+static uint32_t kvar_type(const struct btf *b, const char *decl, struct place *p)
+{
+	size_t len = strlen(decl);
+	bool array = len > 3 && !strcmp(decl + len - 3, " []");
+	int ptrs = 0;
+	char *base = arena_strndup(decl, array ? len - 3 : len);
+	uint32_t id;
+
+	while (strlen(base) && (base[strlen(base) - 1] == '*' || base[strlen(base) - 1] == ' ')) {
+		ptrs += base[strlen(base) - 1] == '*';
+		base[strlen(base) - 1] = 0;
+	}
+	id = btf_find_type(b, btf_int_name(base));
+	for (int i = 0; id && i < ptrs + array; i++)
+		id = btf_find_pointer(b, id);
+	*p = (struct place){ .lvalue = !array, .type = id };
+	return id;
+}
+
+struct kvar {
+	const char *name;
+	struct place start;
+};
+
+static int kvar_error(const struct node *n, bool quiet, const char *fmt, const char *a)
+{
+	if (!quiet)
+		error_at(n->loc, fmt, a);
+	return -1;
+}
+
+static int kernel_var_check(struct session *s, struct derived_probe *d, struct node *n,
+			    bool quiet)
+{
+	const struct btf *b = btf_get(s);
+	const struct node *arg = n->lhs, *mod = arg ? arg->next : NULL;
+	const struct ksyms *k;
+	struct kvar *kv = arena_alloc(sizeof(*kv));
+	const char *decl, *header;
+	struct walk w = { .b = b, .n = n, .quiet = quiet };
+	long i;
+
+	(void)d;
+	if (!arg || arg->kind != N_STR || (mod && (mod->kind != N_STR || mod->next)))
+		return kvar_error(n, quiet, "@var takes a string naming the variable (\"NAME\" or "
+				  "\"NAME@FILE\") and an optional module string%s", "");
+	if (mod && strcmp(mod->str, "kernel"))
+		return kvar_error(n, quiet, "@var(..., \"%s\") in a kernel probe: the variable "
+				  "must be the kernel's (module \"kernel\")", mod->str);
+	kv->name = arena_strndup(arg->str, strcspn(arg->str, "@"));
+	if (!b)
+		return kvar_error(n, quiet, "@var(\"%s\") needs the kernel's BTF, and the target "
+				  "kernel has none", kv->name);
+	k = ksyms_get(s);
+	i = k ? ksyms_find(k, kv->name, NULL) : -1;
+	if (i < 0 || !strchr("dDbBrR", k->syms[i].type))
+		return kvar_error(n, quiet, "@var(\"%s\"): no such variable in the kernel's "
+				  "symbols", kv->name);
+	decl = tphdr_extern_type(s, kv->name, &header);
+	if (!decl)
+		return kvar_error(n, quiet, "@var(\"%s\"): no kernel header declares it, so its "
+				  "type is unknown without debuginfo (utap types kernel variables by "
+				  "their extern declarations; a static one cannot be read)", kv->name);
+	if (!kvar_type(b, decl, &kv->start))
+		return kvar_error(n, quiet, arena_printf("@var(\"%%s\"): the kernel's BTF has no "
+				  "type '%s' (declared in <%s>)", decl, header), kv->name);
+	if (cparams_check_target(n, quiet))
+		return -1;
+	w.text = cparams_var_text(n);
+	if (walk_var_chain(&w, kv->start, "res"))
+		return -1;
+	n->type = TY_LONG;
+	n->pdata = kv;
+	n->owner = &provider_kernel_var;
+	return 0;
+}
+
+static struct val kernel_var_emit(struct emitter *em, struct derived_probe *d, struct node *n)
+{
+	static int nvars;
+	const struct btf *b = btf_get(em->s);
+	const struct kvar *kv = n->pdata;
+	struct walk w = { .b = b, .n = n, .em = em, .text = cparams_var_text(n) };
+	const char *res = emit_new_long(em), *addr = arena_printf("utap_kvar_%d", nvars++);
+
+	(void)d;
+	emit_need(em, "ksym");
+	sb_printf(&em->top, "static unsigned long %s;\n", addr);
+	sb_printf(&em->reg, "\t%s = utap_ksym_lookup(\"%s\");\n\tif (!%s) {\n\t\tutap_err(\"@var(\\\"%s\\\"): "
+		  "the running kernel has no symbol '%s'\");\n\t\treturn -ENOENT;\n\t}\n", addr,
+		  kv->name, addr, kv->name, kv->name);
+	open_walk(em, &w, addr, addr);
+	walk_var_chain(&w, kv->start, res);
+	close_walk(em);
+	return (struct val){ .type = TY_LONG, .c = res };
+}
+
+const struct provider provider_kernel_var = {
+	.name = "@var",
+	.target_var = kernel_var_check,
+	.emit_target_var = kernel_var_emit,
 };

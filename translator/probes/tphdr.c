@@ -847,15 +847,22 @@ static bool defines_enum(const char *text, const char *name)
 	return false;
 }
 
-static const char *find_enum_in(const char *dir, const char *rel, const char *name, int depth)
+/*
+ * The first header under DIR (RELative include path, depth-limited) whose
+ * text MATCH accepts for NAME; MATCH may note what it found in *found.
+ */
+typedef bool (*header_match)(const char *text, const char *name, const char **found);
+
+static const char *find_header_in(const char *dir, const char *rel, const char *name, int depth,
+				  header_match match, const char **found)
 {
 	DIR *d = opendir(dir);
 	struct dirent *de;
-	const char *found = NULL;
+	const char *hit = NULL;
 
 	if (!d)
 		return NULL;
-	while (!found && (de = readdir(d))) {
+	while (!hit && (de = readdir(d))) {
 		const char *path, *sub;
 		size_t len = strlen(de->d_name);
 
@@ -868,28 +875,139 @@ static const char *find_enum_in(const char *dir, const char *rel, const char *na
 		if (len > 2 && !strcmp(de->d_name + len - 2, ".h")) {
 			char *text = read_file(path, NULL);
 
-			if (text && strstr(text, name) && defines_enum(text, name))
-				found = sub;
+			if (text && strstr(text, name) && match(text, name, found))
+				hit = sub;
 		} else if (depth < 4 && is_dir(path)) {
-			found = find_enum_in(path, sub, name, depth + 1);
+			hit = find_header_in(path, sub, name, depth + 1, match, found);
 		}
 	}
 	closedir(d);
-	return found;
+	return hit;
 }
 
 /* x86's own headers first; the generic include/ tree skips other architectures' directories. */
-const char *tphdr_enum_header(struct session *s, const char *name)
+static const char *find_header(struct session *s, const char *name, header_match match,
+			       const char **found)
 {
 	static const char *const dirs[] = { "linux", "net", "sound", "scsi", "rdma", "ufs", "trace",
 					     "uapi" };
-	const char *src = source_tree(s), *found;
+	const char *src = source_tree(s), *hit;
 
 	if (!src)
 		return NULL;
-	found = find_enum_in(arena_printf("%s/arch/x86/include/asm", src), "asm", name, 1);
-	for (size_t i = 0; !found && i < ARRAY_LEN(dirs); i++)
-		found = find_enum_in(arena_printf("%s/include/%s", src, dirs[i]),
-				     strcmp(dirs[i], "uapi") ? dirs[i] : NULL, name, 1);
-	return found;
+	hit = find_header_in(arena_printf("%s/arch/x86/include/asm", src), "asm", name, 1, match,
+			     found);
+	for (size_t i = 0; !hit && i < ARRAY_LEN(dirs); i++)
+		hit = find_header_in(arena_printf("%s/include/%s", src, dirs[i]),
+				     strcmp(dirs[i], "uapi") ? dirs[i] : NULL, name, 1, match, found);
+	return hit;
 }
+
+static bool enum_match(const char *text, const char *name, const char **found)
+{
+	(void)found;
+	return defines_enum(text, name);
+}
+
+const char *tphdr_enum_header(struct session *s, const char *name)
+{
+	return find_header(s, name, enum_match, NULL);
+}
+
+/* ---- where a variable is declared ---- */
+
+/* The type words of a declaration from P to END: identifiers and '*', without macros. */
+static const char *decl_type(const char *p, const char *end)
+{
+	static const char *const dropped[] = { "extern", "static", "const", "volatile", "register",
+					       "inline", NULL };
+	struct strbuf sb = { 0 };
+	const char *r;
+
+	while (p < end) {
+		const char *w = p;
+		bool drop = false;
+
+		if (*p == '*') {
+			sb_puts(&sb, sb.buf && sb.buf[0] ? " *" : "*");
+			p++;
+			continue;
+		}
+		if (!is_ident_char(*p)) {
+			p++;
+			continue;
+		}
+		while (p < end && is_ident_char(*p))
+			p++;
+		for (int i = 0; dropped[i]; i++)
+			drop |= (size_t)(p - w) == strlen(dropped[i]) && !strncmp(w, dropped[i], p - w);
+		/* __read_mostly, __aligned(8), ____cacheline_aligned: the kernel's attributes */
+		if (!strncmp(w, "__", 2)) {
+			drop = true;
+			while (p < end && isspace((unsigned char)*p))
+				p++;
+			if (p < end && *p == '(') {
+				int depth = 0;
+
+				do
+					depth += *p == '(' ? 1 : *p == ')' ? -1 : 0;
+				while (++p < end && depth);
+			}
+		}
+		if (!drop)
+			sb_printf(&sb, "%s%.*s", sb.buf && sb.buf[0] ? " " : "", (int)(p - w), w);
+	}
+	r = arena_strdup(sb.buf ? sb.buf : "");
+	sb_free(&sb);
+	return r;
+}
+
+/* The start of the statement around P: after the last ';', '{', '}' or a preprocessor line. */
+static const char *statement_start(const char *text, const char *p)
+{
+	while (p > text && !strchr(";{}", p[-1]) && !(p[-1] == '\n' && p[0] == '#'))
+		p--;
+	return p;
+}
+
+/*
+ * The type of "extern TYPE NAME;" (or NAME[...];) in TEXT, with the
+ * kernel's attribute macros (__read_mostly, __aligned(8), ...), storage
+ * classes and qualifiers left out: "unsigned long", "struct net",
+ * "struct task_struct *", "char []".
+ */
+static bool extern_match(const char *text, const char *name, const char **found)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = text; (p = strstr(p, name)); p += n) {
+		const char *a = p + n, *st;
+		bool array;
+
+		if ((p > text && is_ident_char(p[-1])) || is_ident_char(*a))
+			continue;
+		while (isspace((unsigned char)*a))
+			a++;
+		array = *a == '[';
+		if (array)
+			a = strchr(a, ']') ? strchr(a, ']') + 1 : a;
+		while (isspace((unsigned char)*a))
+			a++;
+		st = statement_start(text, p);
+		st += strspn(st, " \t\n");
+		if ((*a != ';' && strncmp(a, "__", 2)) || strncmp(st, "extern", 6) || !isspace((unsigned char)st[6]))
+			continue;
+		*found = arena_printf("%s%s", decl_type(st + 6, p), array ? " []" : "");
+		return true;
+	}
+	return false;
+}
+
+const char *tphdr_extern_type(struct session *s, const char *name, const char **header)
+{
+	const char *type = NULL;
+
+	*header = find_header(s, name, extern_match, &type);
+	return *header ? type : NULL;
+}
+

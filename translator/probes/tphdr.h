@@ -55,6 +55,14 @@ void tphdr_scan(const char *text, const char *header, const char *default_system
  */
 const char *tphdr_enum_header(struct session *s, const char *name);
 
+/*
+ * The type of the kernel variable NAME as "extern TYPE NAME;" in the
+ * target kernel's headers declares it ("unsigned long", "struct net",
+ * "struct task_struct *", "char []"), and in *header the header; NULL if
+ * no header declares it (a static, or a variable only its file knows).
+ */
+const char *tphdr_extern_type(struct session *s, const char *name, const char **header);
+
 /* Every tracepoint of the session's target kernel headers (not filtered by existence). */
 const struct tp_events *tphdr_events(struct session *s);
 

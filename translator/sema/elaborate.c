@@ -451,15 +451,28 @@ static bool pretty_refused(const struct provider *prov, const struct node *n, co
 	if (!n->pretty || prov->pretty)
 		return false;
 	error_at(n->loc, "pretty-printing ('%.*s' after %s) is not supported in %s yet; print "
-		 "the members you want", n->pretty, "$$", n->kind == N_CAST ? "@cast" : n->name,
+		 "the members you want", n->pretty, "$$", n->name,
 		 where);
 	return true;
+}
+
+/* @var("name") outside a process probe: a kernel variable. */
+static bool is_kernel_var(const struct session *s, const struct scope *sc, const struct node *n)
+{
+	return n->kind == N_CAST && !strcmp(n->name, "@var") && s->kernel_var &&
+	       (!sc->probe || strcmp(sc->probe->point->comps->name, "process"));
 }
 
 static void resolve_target(struct session *s, struct scope *sc, struct node *n)
 {
 	const struct provider *prov = sc->probe ? sc->probe->prov : NULL;
 
+	if (is_kernel_var(s, sc, n)) {
+		resolve_target_args(s, sc, n);
+		if (!pretty_refused(s->kernel_var, n, "a kernel @var"))
+			s->kernel_var->target_var(s, sc->probe, n, false);
+		return;
+	}
 	if (is_kernel_cast(s, sc, n)) {
 		prov = s->kernel_cast;
 		resolve_target_args(s, sc, n);
@@ -675,7 +688,10 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n)
 		return;
 	case N_DEFINED:
 		/* @defined(x): only target variables can be undefined */
-		if (is_kernel_cast(s, sc, n->lhs)) {
+		if (is_kernel_var(s, sc, n->lhs)) {
+			n->num = s->kernel_var->target_var(s, sc->probe, clone_node(n->lhs),
+							   true) == 0;
+		} else if (is_kernel_cast(s, sc, n->lhs)) {
 			n->num = s->kernel_cast->target_var(s, sc->probe, clone_node(n->lhs),
 							    true) == 0;
 		} else if (is_target(n->lhs)) {
