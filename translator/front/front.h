@@ -166,6 +166,8 @@ struct node {
 	int temp;		/* emitter scratch */
 	void *pdata;		/* a provider's data for a resolved target variable */
 	const struct provider *owner;	/* pass 2: its resolver, when not the probe's family */
+	/* pass 2: a typed value's pointee ("struct foo") and module, for autocast */
+	const char *ctype, *cmodule;
 };
 
 enum print_flags {
@@ -226,6 +228,7 @@ struct symbol {
 	bool is_private;
 	struct global *global;	/* SYM_GLOBAL */
 	int index;		/* position among the owner's locals/params or globals */
+	const char *ctype, *cmodule;	/* a local assigned a typed value: autocast's @cast */
 };
 
 /* The histogram (and @variance bit shift) a statistics global is read with. */

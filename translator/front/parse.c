@@ -359,6 +359,20 @@ static struct node *parse_target_suffix(struct parser *p, struct node *n)
 	return n;
 }
 
+/*
+ * local->member...: stap's autocast of a local holding a typed value (one
+ * assigned from a $var, @cast or @var chain): pass 2 makes it the @cast.
+ */
+static struct node *parse_autocast(struct parser *p, struct token *t, struct node *var)
+{
+	struct node *n = new_node(N_CAST, t);
+
+	n->name = "@autocast";
+	n->lhs = var;
+	n->nargs = 1;
+	return parse_target_suffix(p, n);
+}
+
 static struct node *parse_target(struct parser *p, bool address_of)
 {
 	struct token *t = advance(p);
@@ -689,6 +703,8 @@ static struct node *parse_value(struct parser *p)
 		n->name = ident_text(t);
 		if (at(p, "["))
 			return parse_index(p, n);
+		if (at(p, "->"))
+			return parse_autocast(p, t, n);
 		return n;
 	}
 	perr(p, t->loc, "expected an expression, found %s", tok_describe(t));

@@ -35,6 +35,8 @@ struct walk {
 	const char *what, *near;
 	const char *text;	/* the variable as written, for messages */
 	bool entry;		/* @entry(): parameters as the kretprobe saved them at the entry */
+	uint32_t end;		/* the type the walk ended on */
+	bool end_is_object;	/* with '&': the value points to an object of type end */
 };
 
 static const char *const arg_regs[] = { "di", "si", "dx", "cx", "r8", "r9" };
@@ -145,6 +147,8 @@ static int finish(struct walk *w, struct place *p, bool address_of, const char *
 {
 	struct btf_info i;
 
+	w->end = p->type;
+	w->end_is_object = address_of;
 	btf_resolve(w->b, p->type, &i);
 	if (address_of) {
 		if (!p->lvalue || p->bit_size)
@@ -299,6 +303,28 @@ static bool entry_operand(struct walk *w, bool is_return)
 	return true;
 }
 
+/* A walk that ended on a pointer to a struct or union: n's type for autocast. */
+static void note_pointee(const struct walk *w, struct node *n)
+{
+	struct btf_info i, t;
+
+	uint32_t pointee = w->end;
+
+	if (!w->end)
+		return;
+	if (!w->end_is_object) {
+		btf_resolve(w->b, w->end, &i);
+		if (i.cls != BTF_C_PTR)
+			return;
+		pointee = i.target;
+	}
+	btf_resolve(w->b, pointee, &t);
+	if (t.cls != BTF_C_STRUCT)
+		return;
+	n->ctype = btf_type_name(w->b, pointee);
+	n->cmodule = "kernel";
+}
+
 int btfvars_check(struct session *s, const struct derived_probe *d, const char *func,
 		  bool is_return, struct node *n, bool quiet)
 {
@@ -336,8 +362,10 @@ int btfvars_check(struct session *s, const struct derived_probe *d, const char *
 				 "see its parameters with utap -L" : "the function has no parameters");
 		return -1;
 	}
-	if (rc == 0)
+	if (rc == 0) {
 		n->type = TY_LONG;
+		note_pointee(&w, orig);
+	}
 	if (rc == 0 && w.entry)
 		orig->type = TY_LONG;
 	return rc;
@@ -507,6 +535,7 @@ static int kernel_cast_check(struct session *s, struct derived_probe *d, struct 
 		return -1;
 	n->type = TY_LONG;
 	n->owner = &provider_kernel_cast;
+	note_pointee(&w, n);
 	return 0;
 }
 
@@ -648,6 +677,7 @@ static int kernel_var_check(struct session *s, struct derived_probe *d, struct n
 	n->type = TY_LONG;
 	n->pdata = kv;
 	n->owner = &provider_kernel_var;
+	note_pointee(&w, n);
 	return 0;
 }
 

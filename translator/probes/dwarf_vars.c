@@ -1326,6 +1326,25 @@ static void set_pieces(struct tv_ctx *t, struct pretty_out *out)
 	uvar_set_pieces(t->n, v, n);
 }
 
+/* A walk that ends on a pointer to a named struct: the node's type for autocast. */
+static void note_pointee(struct tv_ctx *t, const struct walk *w, const char *module)
+{
+	Dwarf_Die target;
+	const char *name;
+	int tag;
+
+	if (!w->has_type || dwarf_tag((Dwarf_Die *)&w->type) != DW_TAG_pointer_type ||
+	    !peeled_type((Dwarf_Die *)&w->type, &target) || !module)
+		return;
+	tag = dwarf_tag(&target);
+	name = dwarf_diename(&target);
+	if (!name || (tag != DW_TAG_structure_type && tag != DW_TAG_union_type &&
+		      tag != DW_TAG_class_type))
+		return;
+	t->n->ctype = arena_printf("%s %s", tag == DW_TAG_union_type ? "union" : "struct", name);
+	t->n->cmodule = module;
+}
+
 /* $x$, $x->f$$, @cast(...)$: the string stap's pretty-printer makes of the walk's end. */
 static int set_pretty(struct tv_ctx *t, struct walk *w, int pretty)
 {
@@ -1364,6 +1383,8 @@ static int resolve_named(struct tv_ctx *t, const char *name)
 		return set_pretty(t, &w, v->pretty);
 	if (!walk_finish(&w, v->op && !strcmp(v->op, "&")))
 		return tv_error(t, "'%s' is %s", v->name, w.err);
+	if (!v->op)
+		note_pointee(t, &w, t->f->bin->path);
 	return set_value_plan(t, &w.acc);
 }
 
@@ -1553,6 +1574,8 @@ static int resolve_cast(struct tv_ctx *t)
 		return set_pretty(t, &w, v->pretty);
 	if (!walk_finish(&w, v->op && !strcmp(v->op, "&")))
 		return tv_error(t, "@cast to '%s' is %s", type->str, w.err);
+	if (!v->op)
+		note_pointee(t, &w, mod ? mod->str : t->f ? t->f->bin->path : NULL);
 	/* read when the probe runs, .return probes too: the operand is the script's */
 	uvar_set_long(t->n, &w.acc);
 	return 0;

@@ -198,6 +198,19 @@ static void tracepoint_emit(struct emitter *em, struct derived_probe **dps, int 
 
 /* ---- target variables ---- */
 
+/* A parameter "struct x *p" read whole: its pointee, for autocast (the kernel's BTF types it). */
+static void note_pointee(struct node *n, const struct cparam *p)
+{
+	const char *t = p->type;
+	size_t len = strlen(t);
+
+	if (n->args || n->op || len < 9 || t[len - 1] != '*' || t[len - 2] == '*' ||
+	    (strncmp(t, "struct ", 7) && strncmp(t, "union ", 6)))
+		return;
+	n->ctype = arena_strndup(t, len - 1 - (t[len - 2] == ' '));
+	n->cmodule = "kernel";
+}
+
 static bool is_parms(const struct node *n)
 {
 	return n->kind == N_TARGET && !n->args && !n->op &&
@@ -225,6 +238,7 @@ static int tracepoint_target_var(struct session *s, struct derived_probe *d, str
 	if (cparams_check_target(n, quiet))
 		return -1;
 	n->type = TY_LONG;
+	note_pointee(n, &e->params[cparams_find(e->params, e->nparams, n->name + 1)]);
 	return 0;
 }
 

@@ -463,10 +463,66 @@ static bool is_kernel_var(const struct session *s, const struct scope *sc, const
 	       (!sc->probe || strcmp(sc->probe->point->comps->name, "process"));
 }
 
+static void resolve_target(struct session *s, struct scope *sc, struct node *n);
+
+static struct node *string_at(struct loc loc, const char *str)
+{
+	struct node *n = arena_alloc(sizeof(*n));
+
+	n->kind = N_STR;
+	n->loc = loc;
+	n->str = str;
+	n->str_len = strlen(str);
+	n->type = TY_STRING;
+	return n;
+}
+
+/*
+ * x->member: x a local assigned a typed value earlier in the body becomes
+ * @cast(x, "TYPE", "MODULE")->member, as stap's autocast reads it.
+ */
+static void resolve_autocast(struct session *s, struct scope *sc, struct node *n)
+{
+	struct node *var = n->lhs, *type, *module;
+
+	resolve_node(s, sc, var);
+	if (!var->sym)
+		return;
+	if (!var->sym->ctype) {
+		error_at(n->loc, "'%s' has no type for '->': it must be a local assigned a typed value "
+			 "(a $variable, @cast or @var pointer to a struct) before this use; or "
+			 "write @cast(%s, \"struct ...\")", var->name, var->name);
+		return;
+	}
+	type = string_at(var->loc, var->sym->ctype);
+	module = string_at(var->loc, var->sym->cmodule);
+	var->next = type;
+	type->next = module;
+	n->name = "@cast";
+	n->nargs = 3;
+	resolve_target(s, sc, n);
+}
+
+/* After x = VALUE: a local keeps the type of a typed value for autocast. */
+static void note_assigned_type(struct node *n)
+{
+	struct symbol *sym = n->lhs->sym;
+
+	if (n->kind != N_ASSIGN || strcmp(n->op, "=") || n->lhs->kind != N_VAR || !sym ||
+	    sym->kind == SYM_GLOBAL)
+		return;
+	sym->ctype = n->rhs->ctype;
+	sym->cmodule = n->rhs->cmodule;
+}
+
 static void resolve_target(struct session *s, struct scope *sc, struct node *n)
 {
 	const struct provider *prov = sc->probe ? sc->probe->prov : NULL;
 
+	if (n->kind == N_CAST && !strcmp(n->name, "@autocast")) {
+		resolve_autocast(s, sc, n);
+		return;
+	}
 	if (is_kernel_var(s, sc, n)) {
 		resolve_target_args(s, sc, n);
 		if (!pretty_refused(s->kernel_var, n, "a kernel @var"))
@@ -703,6 +759,11 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n)
 		}
 		n->kind = N_NUM;
 		n->type = TY_LONG;
+		return;
+	case N_ASSIGN:
+		resolve_node(s, sc, n->lhs);
+		resolve_node(s, sc, n->rhs);
+		note_assigned_type(n);
 		return;
 	default:
 		break;
