@@ -9,6 +9,13 @@
  * two tracepoint callbacks, not a kprobe per syscall. The handler gets the
  * syscall's user registers: int_arg(N) and friends read its arguments
  * (di, si, dx, r10, r8, r9), returnval() its result in .return.
+ *
+ * A 32-bit task's calls (int $0x80, sysenter: in_ia32_syscall()) have the
+ * ia32 numbers. They switch on those, to the probes of the syscalls the
+ * ia32 table serves with the same kernel function as the x86-64 one
+ * (syscalls_32.h and syscalls_64.h of the build tree), so the arguments
+ * mean the same; calls the kernel serves with a compat_sys_ function fire
+ * nothing, and no ia32 call runs an x86-64 probe of the same number.
  */
 #include "codegen/emit.h"
 
@@ -30,6 +37,13 @@ struct sc_site {
 	const char *name;
 	int nr;
 	bool is_return;
+	int nr32[4];	/* ia32 numbers served by the same function */
+	int n32;
+};
+
+/* The kernel function of each number: the __SYSCALL(NR, FN) lines of syscalls_NN.h. */
+struct sysfn_table {
+	const char *fn[1024];
 };
 
 static const char *unistd_path(const struct session *s)
@@ -62,6 +76,50 @@ static const struct sysnr_table *sysnr_table(struct session *s)
 		}
 	}
 	return &t;
+}
+
+static const char *generated_path(const struct session *s, int bits)
+{
+	return arena_printf("%s/arch/x86/include/generated/asm/syscalls_%d.h", s->kbuild, bits);
+}
+
+/*
+ * The syscalls_64.h (abi 0) or syscalls_32.h (abi 1) table, read once; in the
+ * ia32 one only the plain __SYSCALL lines (__SYSCALL_WITH_COMPAT ones call
+ * the compat function). NULL when the build tree has none.
+ */
+static const struct sysfn_table *sysfn_table(struct session *s, int abi)
+{
+	static struct sysfn_table t[2];
+	static int state[2];
+	char *text, *line, *save = NULL;
+
+	if (state[abi])
+		return state[abi] > 0 ? &t[abi] : NULL;
+	text = read_file(generated_path(s, abi ? 32 : 64), NULL);
+	state[abi] = text ? 1 : -1;
+	for (line = text ? strtok_r(text, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char fn[64];
+		int nr;
+
+		if (sscanf(line, "__SYSCALL(%d, %63[A-Za-z0-9_])", &nr, fn) == 2 && nr >= 0 &&
+		    nr < 1024 && strcmp(fn, "sys_ni_syscall"))
+			t[abi].fn[nr] = arena_strdup(fn);
+	}
+	return text ? &t[abi] : NULL;
+}
+
+/* The ia32 numbers whose function is the one x86-64 number nr has. */
+static void find_ia32(struct session *s, struct sc_site *site)
+{
+	const struct sysfn_table *t64 = sysfn_table(s, 0), *t32 = sysfn_table(s, 1);
+
+	if (!t64 || !t32 || site->nr >= 1024 || !t64->fn[site->nr])
+		return;
+	for (int i = 0; i < 1024 && site->n32 < 4; i++)
+		if (t32->fn[i] && !strcmp(t32->fn[i], t64->fn[site->nr]))
+			site->nr32[site->n32++] = i;
 }
 
 static int sysnr_find(const struct sysnr_table *t, const char *name)
@@ -104,6 +162,7 @@ static int syscall_resolve(struct session *s, struct probe_point *pp, struct der
 	site->name = name;
 	site->nr = nr;
 	site->is_return = ret;
+	find_ia32(s, site);
 	d = new_derived(proto, arena_printf("__syscall(\"%s\")%s", name, ret ? ".return" : ""));
 	d->data = site;
 	d->ctx = CTX_USER_REGS | CTX_TASK | (ret ? CTX_RETURN : 0);
@@ -112,41 +171,85 @@ static int syscall_resolve(struct session *s, struct probe_point *pp, struct der
 
 /* ---- emitting ---- */
 
+/* A probe under one number of one ABI's switch. */
+struct sc_case {
+	int nr;
+	struct derived_probe *dp;
+};
+
 static int by_nr(const void *a, const void *b)
 {
-	const struct sc_site *x = (*(struct derived_probe *const *)a)->data;
-	const struct sc_site *y = (*(struct derived_probe *const *)b)->data;
+	const struct sc_case *x = a, *y = b;
 
 	if (x->nr != y->nr)
 		return x->nr - y->nr;
-	return (*(struct derived_probe *const *)a)->index - (*(struct derived_probe *const *)b)->index;
+	return x->dp->index - y->dp->index;
 }
 
-/* One tracepoint callback for a direction: a case per syscall number, its probes in it. */
+/* The cases of a direction for the x86-64 (ia32 false) or the ia32 switch, sorted. */
+static int collect_cases(struct derived_probe **dps, int n, bool ret, bool ia32,
+			 struct sc_case **out)
+{
+	struct sc_case *v = arena_alloc(sizeof(*v) * (size_t)(4 * n + 1));
+	int m = 0;
+
+	for (int i = 0; i < n; i++) {
+		const struct sc_site *k = dps[i]->data;
+
+		if (k->is_return != ret)
+			continue;
+		if (!ia32)
+			v[m++] = (struct sc_case){ k->nr, dps[i] };
+		for (int j = 0; ia32 && j < k->n32; j++)
+			v[m++] = (struct sc_case){ k->nr32[j], dps[i] };
+	}
+	qsort(v, (size_t)m, sizeof(*v), by_nr);
+	*out = v;
+	return m;
+}
+
+/* A switch on orig_ax running each case's probes; the x86-64 number is their native one. */
+static void emit_switch(struct emitter *em, const struct sc_case *v, int m, bool ia32)
+{
+	sb_printf(&em->glue, "\tswitch (regs->orig_ax) {\n");
+	for (int i = 0; i < m; i++) {
+		const struct sc_site *k = v[i].dp->data;
+
+		if (i == 0 || v[i].nr != v[i - 1].nr) {
+			if (i)
+				sb_printf(&em->glue, "\t\tbreak;\n");
+			if (ia32)
+				sb_printf(&em->glue, "\tcase %d:\t/* ia32 */\n", v[i].nr);
+			else
+				sb_printf(&em->glue, "\tcase __NR_%s:\n", k->name);
+		}
+		sb_printf(&em->glue, "\t\tutap_syscall_run(&utap_probes[%d], utap_probe_%d, regs, v, "
+			  "__NR_%s);\n", v[i].dp->index, v[i].dp->handler, k->name);
+	}
+	if (m)
+		sb_printf(&em->glue, "\t\tbreak;\n");
+	sb_printf(&em->glue, "\t}\n");
+}
+
+/*
+ * One tracepoint callback for a direction: a 32-bit task's call switches
+ * on the ia32 numbers, any other on the x86-64 ones.
+ */
 static void emit_dispatch(struct emitter *em, struct derived_probe **dps, int n, bool ret)
 {
-	struct derived_probe **v = arena_alloc(sizeof(*v) * (size_t)(n ? n : 1));
-	int m = 0, last = -1;
+	struct sc_case *v, *v32;
+	int m = collect_cases(dps, n, ret, false, &v);
+	int m32 = collect_cases(dps, n, ret, true, &v32);
 
-	for (int i = 0; i < n; i++)
-		if (((struct sc_site *)dps[i]->data)->is_return == ret)
-			v[m++] = dps[i];
 	if (!m)
 		return;
-	qsort(v, (size_t)m, sizeof(*v), by_nr);
 	sb_printf(&em->glue, "static void utap_sc_%s_fn(void *data, struct pt_regs *regs, long v)\n"
-		  "{\n\tswitch (regs->orig_ax) {\n", ret ? "exit" : "enter");
-	for (int i = 0; i < m; i++) {
-		const struct sc_site *k = v[i]->data;
-
-		if (k->nr != last)
-			sb_printf(&em->glue, "%s\tcase __NR_%s:\n", last >= 0 ? "\t\tbreak;\n" : "",
-				  k->name);
-		last = k->nr;
-		sb_printf(&em->glue, "\t\tutap_syscall_run(&utap_probes[%d], utap_probe_%d, regs, v);\n",
-			  v[i]->index, v[i]->handler);
-	}
-	sb_printf(&em->glue, "\t\tbreak;\n\t}\n}\n\n");
+		  "{\n\tif (in_ia32_syscall()) {\n", ret ? "exit" : "enter");
+	if (m32)
+		emit_switch(em, v32, m32, true);
+	sb_printf(&em->glue, "\t\treturn;\n\t}\n");
+	emit_switch(em, v, m, false);
+	sb_printf(&em->glue, "}\n\n");
 }
 
 static void emit_table_row(struct emitter *em, struct derived_probe **dps, int n, bool ret)

@@ -1,0 +1,33 @@
+/*
+ * k_c32.c - a 32-bit (ia32) task making system calls through int $0x80,
+ * for the syscall tapset's tests of 32-bit tasks: each call once, in the
+ * order below, with known arguments. Built -m32 without a C library, as
+ * us_c32 is. Numbers are i386's; the x86-64 call of the same number is
+ * another one (getuid32 199 is fremovexattr there, open 5 is fstat).
+ */
+static long sys3(long nr, long a, long b, long c)
+{
+	long r;
+
+	asm volatile("int $0x80" : "=a"(r) : "a"(nr), "b"(a), "c"(b), "d"(c) : "memory");
+	return r;
+}
+
+static const char missing[] = "/nonexistent/k_c32";
+
+void _start(void)
+{
+	long fd1, fd2;
+
+	sys3(199, 0, 0, 0);			/* getuid32 */
+	sys3(4, -1, (long)"abc", 3);		/* write */
+	sys3(33, (long)missing, 4, 0);		/* access(R_OK) */
+	sys3(5, (long)missing, 0, 0);		/* open: compat_sys_open */
+	fd1 = sys3(328, 3, 02000000, 0);	/* eventfd2(EFD_CLOEXEC) */
+	fd2 = sys3(323, 7, 0, 0);		/* eventfd */
+	sys3(6, fd1, 0, 0);			/* close */
+	sys3(6, fd2, 0, 0);
+	sys3(1, 0, 0, 0);			/* exit(0) */
+	for (;;)
+		;
+}
