@@ -1,0 +1,112 @@
+/*
+ * k_calls4 FAMILY - system calls with known arguments for the syscall
+ * tapset tests of kernel services: keys (keys), modules (module), NUMA
+ * memory policies (numa) and x86 descriptors, reboot, swap and the other
+ * administration calls (sys). Every structure an argument points to sits
+ * in a mapping at the fixed address 0x50000000 (AREA), so the addresses
+ * the tapset prints are known too; each call is made once, directly, in
+ * the order below, fails or changes nothing, and prints nothing.
+ */
+#define _GNU_SOURCE
+#include <asm/ldt.h>
+#include <fcntl.h>
+#include <linux/keyctl.h>
+#include <linux/module.h>
+#include <linux/mempolicy.h>
+#include <linux/reboot.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/swap.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <utime.h>
+
+#define AREA 0x50000000UL
+#define AT(off) ((void *)(AREA + (off)))
+
+static const char *const missing = "/nonexistent/k_calls4";
+
+/* the payload at +0x20, a buffer at +0x40 */
+static void keys(void)
+{
+	strcpy(AT(0x20), "secret");
+	syscall(SYS_add_key, "nosuchtype", "utap:k4", AT(0x20), 6, KEY_SPEC_PROCESS_KEYRING);
+	syscall(SYS_request_key, "user", "utap:none", NULL, 0);
+	syscall(SYS_keyctl, KEYCTL_REVOKE, 999999);
+	syscall(SYS_keyctl, KEYCTL_READ, 999999, AT(0x40), 64);
+	syscall(SYS_keyctl, KEYCTL_SETPERM, 999999, 0x01000000 | 0x00020000 | 0x40);
+	syscall(SYS_keyctl, KEYCTL_SET_REQKEY_KEYRING, KEY_REQKEY_DEFL_NO_CHANGE);
+	syscall(SYS_keyctl, 99, 1, 2, 3, 4);
+}
+
+/* a module image too short to be one at +0x100 */
+static void module(void)
+{
+	syscall(SYS_init_module, AT(0x100), 16, "x=1");
+	syscall(SYS_finit_module, -1, "", MODULE_INIT_IGNORE_VERMAGIC);
+	syscall(SYS_delete_module, "utap_nosuch", O_NONBLOCK);
+}
+
+/* the policy at +0x20, a page list at +0x40, the status at +0x60, a page at +0x1000 */
+static void numa(void)
+{
+	void **pages = AT(0x40);
+
+	pages[0] = AT(0x1000);
+	*(char *)AT(0x1000) = 1;
+	syscall(SYS_get_mempolicy, AT(0x20), NULL, 0, NULL, 0);
+	syscall(SYS_set_mempolicy, MPOL_DEFAULT, NULL, 0);
+	syscall(SYS_set_mempolicy, MPOL_BIND | MPOL_F_STATIC_NODES, NULL, 0);
+	syscall(SYS_mbind, AT(0x1000), 4096, MPOL_DEFAULT, NULL, 0, MPOL_MF_STRICT);
+	syscall(SYS_move_pages, 0, 1, pages, NULL, AT(0x60), 0);
+}
+
+/* user_descs at +0x200 and +0x240, a utimbuf at +0x280, buffers at +0x300 */
+static void sys(void)
+{
+	struct user_desc *tls = AT(0x200), *bad = AT(0x240);
+	struct utimbuf *times = AT(0x280);
+
+	tls->entry_number = 12;
+	bad->entry_number = 99;
+	bad->base_addr = 4096;
+	bad->seg_32bit = 1;
+	bad->useable = 1;
+	times->actime = 1;
+	times->modtime = 2;
+	syscall(SYS_iopl, 4);
+	syscall(SYS_modify_ldt, 99, AT(0x300), 16);
+	syscall(SYS_get_thread_area, tls);
+	syscall(SYS_set_thread_area, bad);
+	syscall(SYS_sysfs, 1, "nosuchfs");
+	syscall(SYS_sysfs, 2, 99999, AT(0x300));
+	syscall(SYS_sysfs, 9, 1, 2);
+	syscall(SYS_ustat, 0, AT(0x300));
+	syscall(SYS_utime, missing, times);
+	syscall(SYS_uselib, missing);
+	syscall(SYS_swapon, missing, SWAP_FLAG_PREFER | 5);
+	syscall(SYS_reboot, LINUX_REBOOT_MAGIC1, 0, LINUX_REBOOT_CMD_CAD_OFF, NULL);
+	syscall(SYS_remap_file_pages, AT(0x1000), 4096, 0, 0, MAP_NONBLOCK);
+	syscall(SYS_memfd_secret, O_CLOEXEC);
+	syscall(SYS_lookup_dcookie, 0x1234, AT(0x300), 64);
+}
+
+static const struct {
+	const char *name;
+	void (*run)(void);
+} families[] = {
+	{ "keys", keys }, { "module", module }, { "numa", numa }, { "sys", sys },
+};
+
+int main(int argc, char **argv)
+{
+	if (argc != 2 || mmap(AT(0), 0x10000, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0) != AT(0))
+		return 2;
+	for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++)
+		if (!strcmp(argv[1], families[i].name)) {
+			families[i].run();
+			return 0;
+		}
+	return 2;
+}
