@@ -41,6 +41,31 @@ static void utap_flags_str(char *out, unsigned long v, const struct utap_flag *f
 	utap_flags_fmt(out, v, f, n, "0x%lx");
 }
 
+/*
+ * stap's other flag form, for tables whose values span several bits
+ * (kexec architectures, ADJ_OFFSET_SINGLESHOT): a name shows when any of
+ * its bits is still set, and takes them all; 0 is the name of 0 or "0x0".
+ */
+static void utap_flags_any_str(char *out, unsigned long v, const struct utap_flag *f, size_t n)
+{
+	size_t i;
+
+	out[0] = 0;
+	for (i = 0; i < n && v; i++) {
+		if (!(v & f[i].bit))
+			continue;
+		if (out[0])
+			utap_strlcat(out, "|", MAXSTRINGLEN);
+		utap_strlcat(out, f[i].name, MAXSTRINGLEN);
+		v &= ~f[i].bit;
+	}
+	for (i = 0; i < n && !v && !out[0]; i++)
+		if (!f[i].bit)
+			utap_strlcpy(out, f[i].name, MAXSTRINGLEN);
+	if (v || !out[0])
+		snprintf(out + strlen(out), MAXSTRINGLEN - strlen(out), "%s0x%lx", out[0] ? "|" : "", v);
+}
+
 /* Room for what utap_value_str() and utap_signal_str() write: a name or "0x..". */
 #define UTAP_NAME_LEN 64
 

@@ -1,8 +1,9 @@
 /*
  * k_calls4 FAMILY - system calls with known arguments for the syscall
  * tapset tests of kernel services: keys (keys), modules (module), NUMA
- * memory policies (numa) and x86 descriptors, reboot, swap and the other
- * administration calls (sys). Every structure an argument points to sits
+ * memory policies (numa), x86 descriptors, reboot, swap and the other
+ * administration calls (sys), kexec, perf and bpf (load), fanotify and
+ * file handles (fan) and the kernel clock (clock). Every structure an argument points to sits
  * in a mapping at the fixed address 0x50000000 (AREA), so the addresses
  * the tapset prints are known too; each call is made once, directly, in
  * the order below, fails or changes nothing, and prints nothing.
@@ -10,12 +11,17 @@
 #define _GNU_SOURCE
 #include <asm/ldt.h>
 #include <fcntl.h>
+#include <linux/fanotify.h>
+#include <linux/kexec.h>
 #include <linux/keyctl.h>
+#include <linux/perf_event.h>
+#include <linux/bpf.h>
 #include <linux/module.h>
 #include <linux/mempolicy.h>
 #include <linux/reboot.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/timex.h>
 #include <sys/swap.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -91,11 +97,44 @@ static void sys(void)
 	syscall(SYS_lookup_dcookie, 0x1234, AT(0x300), 64);
 }
 
+/* a zeroed perf_event_attr and bpf_attr at +0x400 */
+static void load(void)
+{
+	syscall(SYS_kexec_load, 0, 0, NULL, KEXEC_ARCH_X86_64 | 0x100);
+	syscall(SYS_kexec_file_load, -1, -1, 1, "", KEXEC_FILE_NO_INITRAMFS);
+	syscall(SYS_perf_event_open, AT(0x400), 0, -1, -1, PERF_FLAG_FD_CLOEXEC | 0x100);
+	syscall(SYS_bpf, BPF_MAP_CREATE, AT(0x400), 72);
+	syscall(SYS_bpf, 99, NULL, 0);
+}
+
+/* a file handle with no room at +0x400, the mount id at +0x480 */
+static void fan(void)
+{
+	int fd = syscall(SYS_fanotify_init, FAN_CLASS_NOTIF | FAN_CLOEXEC | FAN_NONBLOCK, O_RDONLY);
+
+	syscall(SYS_fanotify_mark, fd, FAN_MARK_ADD, FAN_OPEN | FAN_CLOSE_WRITE, AT_FDCWD, "/tmp");
+	close(fd);
+	syscall(SYS_name_to_handle_at, AT_FDCWD, "/proc", AT(0x400), AT(0x480), AT_SYMLINK_FOLLOW);
+	syscall(SYS_open_by_handle_at, AT_FDCWD, AT(0x400), O_RDONLY);
+}
+
+/* timexes at +0x500 (a query) and +0x600 (for a clock that does not exist) */
+static void clock(void)
+{
+	struct timex *query = AT(0x500), *bad = AT(0x600);
+
+	bad->modes = ADJ_OFFSET_SINGLESHOT | ADJ_STATUS;
+	bad->constant = -1;
+	syscall(SYS_adjtimex, query);
+	syscall(SYS_clock_adjtime, 99, bad);
+}
+
 static const struct {
 	const char *name;
 	void (*run)(void);
 } families[] = {
 	{ "keys", keys }, { "module", module }, { "numa", numa }, { "sys", sys },
+	{ "load", load }, { "fan", fan }, { "clock", clock },
 };
 
 int main(int argc, char **argv)
