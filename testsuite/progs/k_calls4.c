@@ -3,7 +3,7 @@
  * tapset tests of kernel services: keys (keys), modules (module), NUMA
  * memory policies (numa), x86 descriptors, reboot, swap and the other
  * administration calls (sys), kexec, perf and bpf (load), fanotify and
- * file handles (fan) and the kernel clock (clock). Every structure an argument points to sits
+ * file handles (fan), the kernel clock (clock) and disk quotas (quota). Every structure an argument points to sits
  * in a mapping at the fixed address 0x50000000 (AREA), so the addresses
  * the tapset prints are known too; each call is made once, directly, in
  * the order below, fails or changes nothing, and prints nothing.
@@ -20,6 +20,7 @@
 #include <linux/mempolicy.h>
 #include <linux/reboot.h>
 #include <string.h>
+#include <sys/quota.h>
 #include <sys/mman.h>
 #include <sys/timex.h>
 #include <sys/swap.h>
@@ -129,12 +130,24 @@ static void clock(void)
 	syscall(SYS_clock_adjtime, 99, bad);
 }
 
+/* a dqblk at +0x700, a dqinfo at +0x780, the format at +0x7c0 */
+static void quota(void)
+{
+	memset(AT(0x700), 0, 0x100);	/* as a caller fills them: the page is there */
+	syscall(SYS_quotactl, QCMD(Q_SYNC, GRPQUOTA), NULL, 0, NULL);
+	syscall(SYS_quotactl, QCMD(Q_QUOTAON, USRQUOTA), missing, QFMT_VFS_V1, "/aquota.user");
+	syscall(SYS_quotactl, QCMD(Q_GETQUOTA, USRQUOTA), missing, 1000, AT(0x700));
+	syscall(SYS_quotactl, QCMD(Q_GETINFO, 5), missing, 0, AT(0x780));
+	syscall(SYS_quotactl, QCMD(Q_GETFMT, USRQUOTA), missing, 0, AT(0x7c0));
+	syscall(SYS_quotactl, QCMD(0x99, USRQUOTA), NULL, 0, NULL);
+}
+
 static const struct {
 	const char *name;
 	void (*run)(void);
 } families[] = {
 	{ "keys", keys }, { "module", module }, { "numa", numa }, { "sys", sys },
-	{ "load", load }, { "fan", fan }, { "clock", clock },
+	{ "load", load }, { "fan", fan }, { "clock", clock }, { "quota", quota },
 };
 
 int main(int argc, char **argv)
