@@ -3,13 +3,23 @@
  * for the syscall tapset's tests of 32-bit tasks: each call once, in the
  * order below, with known arguments. Built -m32 without a C library, as
  * us_c32 is. Numbers are i386's; the x86-64 call of the same number is
- * another one (getuid32 199 is fremovexattr there, open 5 is fstat).
+ * another one (getuid32 199 is fremovexattr there, open 5 is fstat, nice
+ * 34 pause, waitpid 7 poll). The second half makes calls only ia32 has.
  */
 static long sys3(long nr, long a, long b, long c)
 {
 	long r;
 
 	asm volatile("int $0x80" : "=a"(r) : "a"(nr), "b"(a), "c"(b), "d"(c) : "memory");
+	return r;
+}
+
+static long sys5(long nr, long a, long b, long c, long d, long e)
+{
+	long r;
+
+	asm volatile("int $0x80" : "=a"(r) : "a"(nr), "b"(a), "c"(b), "d"(c), "S"(d), "D"(e)
+		     : "memory");
 	return r;
 }
 
@@ -27,6 +37,20 @@ void _start(void)
 	fd2 = sys3(323, 7, 0, 0);		/* eventfd */
 	sys3(6, fd1, 0, 0);			/* close */
 	sys3(6, fd2, 0, 0);
+	sys3(34, 0, 0, 0);			/* nice(0) */
+	sys3(7, 999999, 0, 1);			/* waitpid(WNOHANG) */
+	sys3(48, 10, 1, 0);			/* signal(SIGUSR1, SIG_IGN) */
+	sys3(69, 1 << 11, 0, 0);		/* ssetmask([SIGUSR2]) */
+	sys3(68, 0, 0, 0);			/* sgetmask */
+	sys5(140, -1, 0, 16, 0, 1);		/* _llseek(SEEK_CUR) */
+	sys3(25, 0, 0, 0);			/* stime(NULL): EFAULT, the clock stays */
+	sys3(89, -1, 0, 1);			/* readdir */
+	sys3(73, 0, 0, 0);			/* sigpending(NULL) */
+	sys3(126, 0, 0, 0);			/* sigprocmask(SIG_BLOCK, NULL, NULL) */
+	sys3(134, 1, 0, 0);			/* bdflush: none in 6.1 */
+	sys3(149, 0, 0, 0);			/* _sysctl: none in 6.1 */
+	sys3(268, (long)missing, 84, 0);	/* statfs64 */
+	sys3(269, -1, 84, 0);			/* fstatfs64 */
 	sys3(1, 0, 0, 0);			/* exit(0) */
 	for (;;)
 		;

@@ -46,36 +46,40 @@ struct sysfn_table {
 	const char *fn[1024];
 };
 
-static const char *unistd_path(const struct session *s)
+/* The numbers' header of the x86-64 (abi 0) or the ia32 (abi 1) calls. */
+static const char *unistd_path(const struct session *s, int abi)
 {
-	return arena_printf("%s/arch/x86/include/generated/uapi/asm/unistd_64.h", s->kbuild);
+	return arena_printf(abi ? "%s/arch/x86/include/generated/asm/unistd_32_ia32.h" :
+			    "%s/arch/x86/include/generated/uapi/asm/unistd_64.h", s->kbuild);
 }
 
-/* The "#define __NR_name N" lines of the build tree's unistd_64.h, read once. */
-static const struct sysnr_table *sysnr_table(struct session *s)
+/* The "#define __NR_name N" (__NR_ia32_name) lines of an ABI's header, read once. */
+static const struct sysnr_table *sysnr_table(struct session *s, int abi)
 {
-	static struct sysnr_table t;
-	static bool done;
+	static struct sysnr_table t[2];
+	static bool done[2];
+	const char *pattern = abi ? "#define __NR_ia32_%63[A-Za-z0-9_] %d" :
+			      "#define __NR_%63[A-Za-z0-9_] %d";
 	char *text, *line, *save = NULL;
 
-	if (done)
-		return t.v ? &t : NULL;
-	done = true;
-	text = read_file(unistd_path(s), NULL);
+	if (done[abi])
+		return t[abi].v ? &t[abi] : NULL;
+	done[abi] = true;
+	text = read_file(unistd_path(s, abi), NULL);
 	if (!text)
 		return NULL;
-	t.v = arena_alloc(sizeof(*t.v) * 1024);
-	for (line = strtok_r(text, "\n", &save); line && t.n < 1024;
+	t[abi].v = arena_alloc(sizeof(*t[abi].v) * 1024);
+	for (line = strtok_r(text, "\n", &save); line && t[abi].n < 1024;
 	     line = strtok_r(NULL, "\n", &save)) {
 		char name[64];
 		int nr;
 
-		if (sscanf(line, "#define __NR_%63[A-Za-z0-9_] %d", name, &nr) == 2) {
-			t.v[t.n].name = arena_strdup(name);
-			t.v[t.n++].nr = nr;
+		if (sscanf(line, pattern, name, &nr) == 2) {
+			t[abi].v[t[abi].n].name = arena_strdup(name);
+			t[abi].v[t[abi].n++].nr = nr;
 		}
 	}
-	return &t;
+	return &t[abi];
 }
 
 static const char *generated_path(const struct session *s, int bits)
@@ -138,31 +142,37 @@ static int syscall_resolve(struct session *s, struct probe_point *pp, struct der
 	bool ret = c->next && !strcmp(c->next->name, "return") && !c->next->arg;
 	struct sc_site *site;
 	struct derived_probe *d;
+	bool ia32;
 	int nr;
 
 	if (!name || (c->next && (!ret || c->next->next))) {
 		error_at(pp->loc, "expected __syscall(\"NAME\") or __syscall(\"NAME\").return");
 		return -1;
 	}
-	t = sysnr_table(s);
+	ia32 = !strncmp(name, "ia32:", 5);
+	t = sysnr_table(s, ia32);
 	if (!t) {
 		error_at(pp->loc, "cannot read the syscall numbers of kernel %s from %s", s->krel,
-			 unistd_path(s));
+			 unistd_path(s, ia32));
 		return -1;
 	}
-	nr = sysnr_find(t, name);
+	nr = sysnr_find(t, ia32 ? name + 5 : name);
 	if (nr < 0) {
 		if (pp->optional)
 			return 0;
-		error_at(pp->loc, "kernel %s has no x86-64 system call '%s' (no __NR_%s in %s)",
-			 s->krel, name, name, unistd_path(s));
+		error_at(pp->loc, "kernel %s has no %s system call '%s' (no __NR_%s%s in %s)",
+			 s->krel, ia32 ? "ia32" : "x86-64", ia32 ? name + 5 : name,
+			 ia32 ? "ia32_" : "", ia32 ? name + 5 : name, unistd_path(s, ia32));
 		return -1;
 	}
 	site = arena_alloc(sizeof(*site));
 	site->name = name;
-	site->nr = nr;
+	site->nr = ia32 ? -1 : nr;
 	site->is_return = ret;
-	find_ia32(s, site);
+	if (ia32)
+		site->nr32[site->n32++] = nr;
+	else
+		find_ia32(s, site);
 	d = new_derived(proto, arena_printf("__syscall(\"%s\")%s", name, ret ? ".return" : ""));
 	d->data = site;
 	d->ctx = CTX_USER_REGS | CTX_TASK | (ret ? CTX_RETURN : 0);
@@ -198,7 +208,7 @@ static int collect_cases(struct derived_probe **dps, int n, bool ret, bool ia32,
 
 		if (k->is_return != ret)
 			continue;
-		if (!ia32)
+		if (!ia32 && k->nr >= 0)
 			v[m++] = (struct sc_case){ k->nr, dps[i] };
 		for (int j = 0; ia32 && j < k->n32; j++)
 			v[m++] = (struct sc_case){ k->nr32[j], dps[i] };
@@ -224,7 +234,8 @@ static void emit_switch(struct emitter *em, const struct sc_case *v, int m, bool
 				sb_printf(&em->glue, "\tcase __NR_%s:\n", k->name);
 		}
 		sb_printf(&em->glue, "\t\tutap_syscall_run(&utap_probes[%d], utap_probe_%d, regs, v, "
-			  "__NR_%s);\n", v[i].dp->index, v[i].dp->handler, k->name);
+			  "%s);\n", v[i].dp->index, v[i].dp->handler,
+			  k->nr >= 0 ? arena_printf("__NR_%s", k->name) : "-1");
 	}
 	if (m)
 		sb_printf(&em->glue, "\t\tbreak;\n");
@@ -241,7 +252,7 @@ static void emit_dispatch(struct emitter *em, struct derived_probe **dps, int n,
 	int m = collect_cases(dps, n, ret, false, &v);
 	int m32 = collect_cases(dps, n, ret, true, &v32);
 
-	if (!m)
+	if (!m && !m32)
 		return;
 	sb_printf(&em->glue, "static void utap_sc_%s_fn(void *data, struct pt_regs *regs, long v)\n"
 		  "{\n\tif (in_ia32_syscall()) {\n", ret ? "exit" : "enter");
