@@ -51,6 +51,15 @@ void _start(void)
 	sys3(149, 0, 0, 0);			/* _sysctl: none in 6.1 */
 	sys3(268, (long)missing, 84, 0);	/* statfs64 */
 	sys3(269, -1, 84, 0);			/* fstatfs64 */
+	sys3(182, (long)missing, 0xffff, 0);	/* chown, 16-bit ids: (u16)-1 */
+	sys3(16, (long)missing, 0, 0xffff);	/* lchown */
+	sys3(95, -1, 0, 0);			/* fchown */
+	sys3(70, 0xffff, 0xffff, 0);		/* setreuid(-1, -1): no change */
+	sys3(71, 0xffff, 0xffff, 0);		/* setregid */
+	sys3(164, 0xffff, 0xffff, 0xffff);	/* setresuid */
+	sys3(170, 0xffff, 0xffff, 0xffff);	/* setresgid */
+	sys3(62, 0, 0, 0);			/* ustat: compat_sys_ustat */
+	sys3(105, 0, 0, 0);			/* getitimer(ITIMER_REAL, NULL) */
 	sys3(1, 0, 0, 0);			/* exit(0) */
 	for (;;)
 		;
