@@ -60,6 +60,12 @@ void _start(void)
 	sys3(170, 0xffff, 0xffff, 0xffff);	/* setresgid */
 	sys3(62, 0, 0, 0);			/* ustat: compat_sys_ustat */
 	sys3(105, 0, 0, 0);			/* getitimer(ITIMER_REAL, NULL) */
+	/* ipc(call, first, second, third, ptr) on an id that does not exist */
+	sys5(117, 14, 999999, 2, 0, 0);		/* MSGCTL, IPC_STAT */
+	sys5(117, 11, 999999, 8, 04000, 0);	/* MSGSND, IPC_NOWAIT */
+	sys5(117, 3, 999999, 0, 12, 0);		/* SEMCTL, GETVAL */
+	sys5(117, 21, 999999, 010000, 0, 0);	/* SHMAT, SHM_RDONLY */
+	sys5(117, 24, 999999, 0, 0, 0);		/* SHMCTL, IPC_RMID */
 	sys3(1, 0, 0, 0);			/* exit(0) */
 	for (;;)
 		;
