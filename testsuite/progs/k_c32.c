@@ -25,6 +25,14 @@ static long sys5(long nr, long a, long b, long c, long d, long e)
 
 static const char missing[] = "/nonexistent/k_c32";
 
+/* 32-bit time structures: a timespec, a timeval pair, an itimerval, a utimbuf */
+static int ts[2] = { 0, 1000 };
+static int ts2[4] = { 1, 2, 0, (1 << 30) - 1 };	/* UTIME_NOW */
+static int tv[4] = { 1, 2, 3, 4 };
+static int badtv[2] = { 0, 2000000 };
+static int itv[4] = { 0, 0, 100, 0 };
+static int times[2] = { 1, 2 };
+
 void _start(void)
 {
 	long fd1, fd2;
@@ -60,6 +68,14 @@ void _start(void)
 	sys3(170, 0xffff, 0xffff, 0xffff);	/* setresgid */
 	sys3(62, 0, 0, 0);			/* ustat: compat_sys_ustat */
 	sys3(105, 0, 0, 0);			/* getitimer(ITIMER_REAL, NULL) */
+	sys3(162, (long)ts, 0, 0);		/* nanosleep */
+	sys5(267, 1, 0, (long)ts, 0, 0);	/* clock_nanosleep(CLOCK_MONOTONIC) */
+	sys3(104, 1, (long)itv, 0);		/* setitimer(ITIMER_VIRTUAL) */
+	sys3(79, (long)badtv, 0, 0);		/* settimeofday: EINVAL */
+	sys3(30, (long)missing, (long)times, 0);	/* utime */
+	sys3(271, (long)missing, (long)tv, 0);	/* utimes */
+	sys3(299, -100, (long)missing, 0);	/* futimesat(AT_FDCWD) */
+	sys5(320, -100, (long)missing, (long)ts2, 0x100, 0);	/* utimensat */
 	/* ipc(call, first, second, third, ptr) on an id that does not exist */
 	sys5(117, 14, 999999, 2, 0, 0);		/* MSGCTL, IPC_STAT */
 	sys5(117, 11, 999999, 8, 04000, 0);	/* MSGSND, IPC_NOWAIT */
