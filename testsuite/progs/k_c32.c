@@ -23,6 +23,17 @@ static long sys5(long nr, long a, long b, long c, long d, long e)
 	return r;
 }
 
+/* six arguments: the sixth goes in ebp, which the compiler keeps for itself */
+static long sys6(long nr, long a, long b, long c, long d, long e, long f)
+{
+	long ef[2] = { e, f }, *p = ef, r;
+
+	asm volatile("push %%ebp\n\tmov 4(%%edi), %%ebp\n\tmov (%%edi), %%edi\n\t"
+		     "int $0x80\n\tpop %%ebp"
+		     : "=a"(r), "+D"(p) : "a"(nr), "b"(a), "c"(b), "d"(c), "S"(d) : "memory");
+	return r;
+}
+
 static const char missing[] = "/nonexistent/k_c32";
 
 /* 32-bit time structures: a timespec, a timeval pair, an itimerval, a utimbuf */
@@ -76,6 +87,14 @@ void _start(void)
 	sys3(271, (long)missing, (long)tv, 0);	/* utimes */
 	sys3(299, -100, (long)missing, 0);	/* futimesat(AT_FDCWD) */
 	sys5(320, -100, (long)missing, (long)ts2, 0x100, 0);	/* utimensat */
+	/* 64-bit arguments in two registers, low word first */
+	sys3(194, -1, 0x1000, 1);		/* ftruncate64 */
+	sys3(193, (long)missing, 16, 0);	/* truncate64 */
+	sys5(250, -1, 0, 1, 100, 3);		/* fadvise64(POSIX_FADV_WILLNEED) */
+	sys6(272, -1, 0, 0, 4096, 0, 4);	/* fadvise64_64(POSIX_FADV_DONTNEED) */
+	sys6(324, -1, 1, 0x1000, 0, 100, 0);	/* fallocate(FALLOC_FL_KEEP_SIZE) */
+	sys5(253, 0x1234, 0, 0, 64, 0);		/* lookup_dcookie: none in 6.1 */
+	sys5(225, -1, 0, 0, 4096, 0);		/* readahead */
 	/* ipc(call, first, second, third, ptr) on an id that does not exist */
 	sys5(117, 14, 999999, 2, 0, 0);		/* MSGCTL, IPC_STAT */
 	sys5(117, 11, 999999, 8, 04000, 0);	/* MSGSND, IPC_NOWAIT */
