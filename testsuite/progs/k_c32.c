@@ -43,6 +43,8 @@ static int tv[4] = { 1, 2, 3, 4 };
 static int badtv[2] = { 0, 2000000 };
 static int itv[4] = { 0, 0, 100, 0 };
 static int times[2] = { 1, 2 };
+static int tv1[2] = { 0, 1000 };
+static int ts3[2] = { 0, 1000 }, ts4[2] = { 0, 1000 }, ts5[2] = { 0, 1000 };
 
 void _start(void)
 {
@@ -95,6 +97,11 @@ void _start(void)
 	sys6(324, -1, 1, 0x1000, 0, 100, 0);	/* fallocate(FALLOC_FL_KEEP_SIZE) */
 	sys5(253, 0x1234, 0, 0, 64, 0);		/* lookup_dcookie: none in 6.1 */
 	sys5(225, -1, 0, 0, 4096, 0);		/* readahead */
+	sys5(181, -1, (long)"abc", 3, 16, 0);	/* pwrite64 */
+	sys5(142, 0, 0, 0, 0, (long)tv1);	/* _newselect: a 1 ms timeout */
+	sys6(308, 0, 0, 0, 0, (long)ts3, 0);	/* pselect6 */
+	sys5(309, 0, 0, (long)ts4, 0, 8);	/* ppoll */
+	sys6(117, 4, 999999, 1, 0, 0, (long)ts5);	/* ipc SEMTIMEDOP: no sops */
 	/* ipc(call, first, second, third, ptr) on an id that does not exist */
 	sys5(117, 14, 999999, 2, 0, 0);		/* MSGCTL, IPC_STAT */
 	sys5(117, 11, 999999, 8, 04000, 0);	/* MSGSND, IPC_NOWAIT */
