@@ -15,11 +15,6 @@ $(B)/progs/chain-notab: testsuite/progs/chain.c
 	objcopy --remove-section=.eh_frame --remove-section=.eh_frame_hdr $@.tmp $@
 	rm -f $@.tmp
 
-# a 32-bit task without a C library (works without gcc-multilib)
-$(B)/progs/us_c32: testsuite/progs/us_c32.c
-	@mkdir -p $(dir $@)
-	$(CC) -m32 -O2 -g -nostdlib -static -fno-pie -no-pie -o $@ $<
-
 testsuite-progs: $(US_PROGS)
 
 # make bench-ustack: a 10-frame user backtrace against a frame-pointer walk

@@ -4,7 +4,8 @@
 #   ALIAS [SYSCALL] [name=NAME] [ret=FMT] [nonr] [noreturn]
 # ALIAS is the stap alias (syscall.ALIAS, nd_syscall.ALIAS), SYSCALL the
 # kernel's syscall (default ALIAS; A,B for an alias of two syscalls, whose
-# body tells them apart by __syscall_nr()), NAME the name variable (default ALIAS),
+# body tells them apart by __syscall_native_nr(); ia32:NAME for a call only
+# 32-bit tasks have), NAME the name variable (default ALIAS),
 # FMT return_str's format for retstr (1: decimal and errno, 2: hex, 3: octal);
 # name=- when the body sets name itself (an alias of two syscalls).
 # The indented lines after it are the entry probe's body in stap's variable

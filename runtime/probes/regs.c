@@ -85,6 +85,7 @@ static s64 utap_register(struct utap_context *c, const char *name, bool is_signe
 struct utap_syscall_regs {
 	struct pt_regs *uregs;		/* the user registers the syscall got */
 	const struct pt_regs *owner;	/* c->regs when they were set */
+	long native;			/* a __syscall probe's x86-64 number, or -1 */
 };
 static DEFINE_PER_CPU(struct utap_syscall_regs, utap_sysregs);
 
@@ -97,6 +98,13 @@ static void utap_regs_set_syscall(struct utap_context *c, unsigned long uregs)
 {
 	this_cpu_write(utap_sysregs.uregs, (struct pt_regs *)uregs);
 	this_cpu_write(utap_sysregs.owner, c->regs);
+	this_cpu_write(utap_sysregs.native, -1);
+}
+
+/* The x86-64 number of the syscall a __syscall probe is on (set after the registers). */
+static void utap_regs_set_native(long nr)
+{
+	this_cpu_write(utap_sysregs.native, nr);
 }
 
 static struct pt_regs *utap_regs_syscall(struct utap_context *c)
@@ -104,6 +112,11 @@ static struct pt_regs *utap_regs_syscall(struct utap_context *c)
 	struct pt_regs *r = this_cpu_read(utap_sysregs.uregs);
 
 	return r && this_cpu_read(utap_sysregs.owner) == c->regs ? r : NULL;
+}
+
+static long utap_regs_native(struct utap_context *c)
+{
+	return utap_regs_syscall(c) ? this_cpu_read(utap_sysregs.native) : -1;
 }
 
 /*
@@ -122,6 +135,11 @@ static s64 utap_arg(struct utap_context *c, int n, int bytes, bool is_signed)
 		offsetof(struct pt_regs, dx), offsetof(struct pt_regs, r10),
 		offsetof(struct pt_regs, r8), offsetof(struct pt_regs, r9),
 	};
+	static const unsigned short ia32_regs[] = {
+		offsetof(struct pt_regs, bx), offsetof(struct pt_regs, cx),
+		offsetof(struct pt_regs, dx), offsetof(struct pt_regs, si),
+		offsetof(struct pt_regs, di), offsetof(struct pt_regs, bp),
+	};
 	struct pt_regs *sys = utap_regs_syscall(c);
 	unsigned long v = 0, addr;
 	bool from_user = false;
@@ -139,7 +157,13 @@ static s64 utap_arg(struct utap_context *c, int n, int bytes, bool is_signed)
 			utap_set_error(c, "cannot access arg(%d) of a syscall", n);
 			return 0;
 		}
-		addr = (unsigned long)sys + sys_regs[n - 1];
+		/* a 32-bit task's arguments are 32 bits wide, in its own registers */
+		if (in_ia32_syscall()) {
+			bytes = bytes > 4 ? 4 : bytes;
+			addr = (unsigned long)sys + ia32_regs[n - 1];
+		} else {
+			addr = (unsigned long)sys + sys_regs[n - 1];
+		}
 	} else if (n <= 6) {
 		v = *(const unsigned long *)((const char *)c->regs + fn_regs[n - 1]);
 		addr = 0;

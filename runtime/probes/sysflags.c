@@ -13,8 +13,9 @@ struct utap_flag {
 };
 #define UTAP_F(x) { x, #x }
 
-/* Names of the set bits of v joined by '|', then any unnamed rest in hex. */
-static void utap_flags_str(char *out, unsigned long v, const struct utap_flag *f, size_t n)
+/* Names of the set bits of v joined by '|', then any unnamed rest in fmt ("0x%lx", "%lu"). */
+static void utap_flags_fmt(char *out, unsigned long v, const struct utap_flag *f, size_t n,
+			   const char *fmt)
 {
 	size_t i;
 
@@ -27,15 +28,50 @@ static void utap_flags_str(char *out, unsigned long v, const struct utap_flag *f
 		utap_strlcat(out, f[i].name, MAXSTRINGLEN);
 		v &= ~f[i].bit;
 	}
+	if (v || !out[0]) {
+		if (out[0])
+			utap_strlcat(out, "|", MAXSTRINGLEN);
+		snprintf(out + strlen(out), MAXSTRINGLEN - strlen(out), fmt, v);
+	}
+}
+
+/* Names of the set bits of v joined by '|', then any unnamed rest in hex. */
+static void utap_flags_str(char *out, unsigned long v, const struct utap_flag *f, size_t n)
+{
+	utap_flags_fmt(out, v, f, n, "0x%lx");
+}
+
+/*
+ * stap's other flag form, for tables whose values span several bits
+ * (kexec architectures, ADJ_OFFSET_SINGLESHOT): a name shows when any of
+ * its bits is still set, and takes them all; 0 is the name of 0 or "0x0".
+ */
+static void utap_flags_any_str(char *out, unsigned long v, const struct utap_flag *f, size_t n)
+{
+	size_t i;
+
+	out[0] = 0;
+	for (i = 0; i < n && v; i++) {
+		if (!(v & f[i].bit))
+			continue;
+		if (out[0])
+			utap_strlcat(out, "|", MAXSTRINGLEN);
+		utap_strlcat(out, f[i].name, MAXSTRINGLEN);
+		v &= ~f[i].bit;
+	}
+	for (i = 0; i < n && !v && !out[0]; i++)
+		if (!f[i].bit)
+			utap_strlcpy(out, f[i].name, MAXSTRINGLEN);
 	if (v || !out[0])
 		snprintf(out + strlen(out), MAXSTRINGLEN - strlen(out), "%s0x%lx", out[0] ? "|" : "", v);
 }
 
-/* First name whose value is v, or v in hex: stap's lookup of one value. */
 /* Room for what utap_value_str() and utap_signal_str() write: a name or "0x..". */
 #define UTAP_NAME_LEN 64
 
-static void utap_value_str(char *out, long v, const struct utap_flag *f, size_t n)
+/* The name whose value is v, or v in fmt ("0x%lx", "%ld"). */
+static void utap_value_fmt(char *out, long v, const struct utap_flag *f, size_t n,
+			   const char *fmt)
 {
 	size_t i;
 
@@ -44,7 +80,13 @@ static void utap_value_str(char *out, long v, const struct utap_flag *f, size_t 
 			utap_strlcpy(out, f[i].name, UTAP_NAME_LEN);
 			return;
 		}
-	snprintf(out, UTAP_NAME_LEN, "0x%lx", v);
+	snprintf(out, UTAP_NAME_LEN, fmt, v);
+}
+
+/* The name whose value is v, or v in hex: stap's lookup of one value. */
+static void utap_value_str(char *out, long v, const struct utap_flag *f, size_t n)
+{
+	utap_value_fmt(out, v, f, n, "0x%lx");
 }
 
 /* stap's signal names: SIGIO shows as "SIGIO/SIGPOLL", SIGSTKFLT and real-time ones in hex */

@@ -44,7 +44,8 @@ static void utap_tracepoint_run(void *data, void *args)
  * __syscall("NAME") probes (translator/probes/syscall.c): the sys_enter or
  * sys_exit callback picked the handler by the syscall number. The registers
  * are the syscall's user registers, and the argument functions read them
- * with the syscall convention; v is the number on entry, the result on exit.
+ * with the syscall convention (ia32's for a 32-bit task); v is the number
+ * on entry, the result on exit; native the x86-64 number of the syscall.
  */
 struct utap_syscall_hit {
 	struct pt_regs *regs;
@@ -52,7 +53,7 @@ struct utap_syscall_hit {
 };
 
 static void utap_syscall_run(const struct utap_probe *p, void (*handler)(struct utap_context *c),
-			     struct pt_regs *regs, long v)
+			     struct pt_regs *regs, long v, long native)
 {
 	struct utap_syscall_hit hit = { regs, v };
 	struct utap_context *c = utap_context_enter(p, UTAP_RUNNING);
@@ -63,6 +64,7 @@ static void utap_syscall_run(const struct utap_probe *p, void (*handler)(struct 
 	c->user_mode = true;
 	c->probe_data = &hit;
 	utap_regs_set_syscall(c, (unsigned long)regs);
+	utap_regs_set_native(native);
 	handler(c);
 	utap_context_leave(c);
 }

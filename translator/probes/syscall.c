@@ -9,6 +9,13 @@
  * two tracepoint callbacks, not a kprobe per syscall. The handler gets the
  * syscall's user registers: int_arg(N) and friends read its arguments
  * (di, si, dx, r10, r8, r9), returnval() its result in .return.
+ *
+ * A 32-bit task's calls (int $0x80, sysenter: in_ia32_syscall()) have the
+ * ia32 numbers. They switch on those, to the probes of the syscalls the
+ * ia32 table serves with the same kernel function as the x86-64 one
+ * (syscalls_32.h and syscalls_64.h of the build tree), so the arguments
+ * mean the same; calls the kernel serves with a compat_sys_ function fire
+ * nothing, and no ia32 call runs an x86-64 probe of the same number.
  */
 #include "codegen/emit.h"
 
@@ -30,38 +37,93 @@ struct sc_site {
 	const char *name;
 	int nr;
 	bool is_return;
+	int nr32[4];	/* ia32 numbers served by the same function */
+	int n32;
 };
 
-static const char *unistd_path(const struct session *s)
+/* The kernel function of each number: the __SYSCALL(NR, FN) lines of syscalls_NN.h. */
+struct sysfn_table {
+	const char *fn[1024];
+};
+
+/* The numbers' header of the x86-64 (abi 0) or the ia32 (abi 1) calls. */
+static const char *unistd_path(const struct session *s, int abi)
 {
-	return arena_printf("%s/arch/x86/include/generated/uapi/asm/unistd_64.h", s->kbuild);
+	return arena_printf(abi ? "%s/arch/x86/include/generated/asm/unistd_32_ia32.h" :
+			    "%s/arch/x86/include/generated/uapi/asm/unistd_64.h", s->kbuild);
 }
 
-/* The "#define __NR_name N" lines of the build tree's unistd_64.h, read once. */
-static const struct sysnr_table *sysnr_table(struct session *s)
+/* The "#define __NR_name N" (__NR_ia32_name) lines of an ABI's header, read once. */
+static const struct sysnr_table *sysnr_table(struct session *s, int abi)
 {
-	static struct sysnr_table t;
-	static bool done;
+	static struct sysnr_table t[2];
+	static bool done[2];
+	const char *pattern = abi ? "#define __NR_ia32_%63[A-Za-z0-9_] %d" :
+			      "#define __NR_%63[A-Za-z0-9_] %d";
 	char *text, *line, *save = NULL;
 
-	if (done)
-		return t.v ? &t : NULL;
-	done = true;
-	text = read_file(unistd_path(s), NULL);
+	if (done[abi])
+		return t[abi].v ? &t[abi] : NULL;
+	done[abi] = true;
+	text = read_file(unistd_path(s, abi), NULL);
 	if (!text)
 		return NULL;
-	t.v = arena_alloc(sizeof(*t.v) * 1024);
-	for (line = strtok_r(text, "\n", &save); line && t.n < 1024;
+	t[abi].v = arena_alloc(sizeof(*t[abi].v) * 1024);
+	for (line = strtok_r(text, "\n", &save); line && t[abi].n < 1024;
 	     line = strtok_r(NULL, "\n", &save)) {
 		char name[64];
 		int nr;
 
-		if (sscanf(line, "#define __NR_%63[A-Za-z0-9_] %d", name, &nr) == 2) {
-			t.v[t.n].name = arena_strdup(name);
-			t.v[t.n++].nr = nr;
+		if (sscanf(line, pattern, name, &nr) == 2) {
+			t[abi].v[t[abi].n].name = arena_strdup(name);
+			t[abi].v[t[abi].n++].nr = nr;
 		}
 	}
-	return &t;
+	return &t[abi];
+}
+
+static const char *generated_path(const struct session *s, int bits)
+{
+	return arena_printf("%s/arch/x86/include/generated/asm/syscalls_%d.h", s->kbuild, bits);
+}
+
+/*
+ * The syscalls_64.h (abi 0) or syscalls_32.h (abi 1) table, read once; in the
+ * ia32 one only the plain __SYSCALL lines (__SYSCALL_WITH_COMPAT ones call
+ * the compat function). NULL when the build tree has none.
+ */
+static const struct sysfn_table *sysfn_table(struct session *s, int abi)
+{
+	static struct sysfn_table t[2];
+	static int state[2];
+	char *text, *line, *save = NULL;
+
+	if (state[abi])
+		return state[abi] > 0 ? &t[abi] : NULL;
+	text = read_file(generated_path(s, abi ? 32 : 64), NULL);
+	state[abi] = text ? 1 : -1;
+	for (line = text ? strtok_r(text, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char fn[64];
+		int nr;
+
+		if (sscanf(line, "__SYSCALL(%d, %63[A-Za-z0-9_])", &nr, fn) == 2 && nr >= 0 &&
+		    nr < 1024 && strcmp(fn, "sys_ni_syscall"))
+			t[abi].fn[nr] = arena_strdup(fn);
+	}
+	return text ? &t[abi] : NULL;
+}
+
+/* The ia32 numbers whose function is the one x86-64 number nr has. */
+static void find_ia32(struct session *s, struct sc_site *site)
+{
+	const struct sysfn_table *t64 = sysfn_table(s, 0), *t32 = sysfn_table(s, 1);
+
+	if (!t64 || !t32 || site->nr >= 1024 || !t64->fn[site->nr])
+		return;
+	for (int i = 0; i < 1024 && site->n32 < 4; i++)
+		if (t32->fn[i] && !strcmp(t32->fn[i], t64->fn[site->nr]))
+			site->nr32[site->n32++] = i;
 }
 
 static int sysnr_find(const struct sysnr_table *t, const char *name)
@@ -80,30 +142,37 @@ static int syscall_resolve(struct session *s, struct probe_point *pp, struct der
 	bool ret = c->next && !strcmp(c->next->name, "return") && !c->next->arg;
 	struct sc_site *site;
 	struct derived_probe *d;
+	bool ia32;
 	int nr;
 
 	if (!name || (c->next && (!ret || c->next->next))) {
 		error_at(pp->loc, "expected __syscall(\"NAME\") or __syscall(\"NAME\").return");
 		return -1;
 	}
-	t = sysnr_table(s);
+	ia32 = !strncmp(name, "ia32:", 5);
+	t = sysnr_table(s, ia32);
 	if (!t) {
 		error_at(pp->loc, "cannot read the syscall numbers of kernel %s from %s", s->krel,
-			 unistd_path(s));
+			 unistd_path(s, ia32));
 		return -1;
 	}
-	nr = sysnr_find(t, name);
+	nr = sysnr_find(t, ia32 ? name + 5 : name);
 	if (nr < 0) {
 		if (pp->optional)
 			return 0;
-		error_at(pp->loc, "kernel %s has no x86-64 system call '%s' (no __NR_%s in %s)",
-			 s->krel, name, name, unistd_path(s));
+		error_at(pp->loc, "kernel %s has no %s system call '%s' (no __NR_%s%s in %s)",
+			 s->krel, ia32 ? "ia32" : "x86-64", ia32 ? name + 5 : name,
+			 ia32 ? "ia32_" : "", ia32 ? name + 5 : name, unistd_path(s, ia32));
 		return -1;
 	}
 	site = arena_alloc(sizeof(*site));
 	site->name = name;
-	site->nr = nr;
+	site->nr = ia32 ? -1 : nr;
 	site->is_return = ret;
+	if (ia32)
+		site->nr32[site->n32++] = nr;
+	else
+		find_ia32(s, site);
 	d = new_derived(proto, arena_printf("__syscall(\"%s\")%s", name, ret ? ".return" : ""));
 	d->data = site;
 	d->ctx = CTX_USER_REGS | CTX_TASK | (ret ? CTX_RETURN : 0);
@@ -112,41 +181,86 @@ static int syscall_resolve(struct session *s, struct probe_point *pp, struct der
 
 /* ---- emitting ---- */
 
+/* A probe under one number of one ABI's switch. */
+struct sc_case {
+	int nr;
+	struct derived_probe *dp;
+};
+
 static int by_nr(const void *a, const void *b)
 {
-	const struct sc_site *x = (*(struct derived_probe *const *)a)->data;
-	const struct sc_site *y = (*(struct derived_probe *const *)b)->data;
+	const struct sc_case *x = a, *y = b;
 
 	if (x->nr != y->nr)
 		return x->nr - y->nr;
-	return (*(struct derived_probe *const *)a)->index - (*(struct derived_probe *const *)b)->index;
+	return x->dp->index - y->dp->index;
 }
 
-/* One tracepoint callback for a direction: a case per syscall number, its probes in it. */
+/* The cases of a direction for the x86-64 (ia32 false) or the ia32 switch, sorted. */
+static int collect_cases(struct derived_probe **dps, int n, bool ret, bool ia32,
+			 struct sc_case **out)
+{
+	struct sc_case *v = arena_alloc(sizeof(*v) * (size_t)(4 * n + 1));
+	int m = 0;
+
+	for (int i = 0; i < n; i++) {
+		const struct sc_site *k = dps[i]->data;
+
+		if (k->is_return != ret)
+			continue;
+		if (!ia32 && k->nr >= 0)
+			v[m++] = (struct sc_case){ k->nr, dps[i] };
+		for (int j = 0; ia32 && j < k->n32; j++)
+			v[m++] = (struct sc_case){ k->nr32[j], dps[i] };
+	}
+	qsort(v, (size_t)m, sizeof(*v), by_nr);
+	*out = v;
+	return m;
+}
+
+/* A switch on orig_ax running each case's probes; the x86-64 number is their native one. */
+static void emit_switch(struct emitter *em, const struct sc_case *v, int m, bool ia32)
+{
+	sb_printf(&em->glue, "\tswitch (regs->orig_ax) {\n");
+	for (int i = 0; i < m; i++) {
+		const struct sc_site *k = v[i].dp->data;
+
+		if (i == 0 || v[i].nr != v[i - 1].nr) {
+			if (i)
+				sb_printf(&em->glue, "\t\tbreak;\n");
+			if (ia32)
+				sb_printf(&em->glue, "\tcase %d:\t/* ia32 */\n", v[i].nr);
+			else
+				sb_printf(&em->glue, "\tcase __NR_%s:\n", k->name);
+		}
+		sb_printf(&em->glue, "\t\tutap_syscall_run(&utap_probes[%d], utap_probe_%d, regs, v, "
+			  "%s);\n", v[i].dp->index, v[i].dp->handler,
+			  k->nr >= 0 ? arena_printf("__NR_%s", k->name) : "-1");
+	}
+	if (m)
+		sb_printf(&em->glue, "\t\tbreak;\n");
+	sb_printf(&em->glue, "\t}\n");
+}
+
+/*
+ * One tracepoint callback for a direction: a 32-bit task's call switches
+ * on the ia32 numbers, any other on the x86-64 ones.
+ */
 static void emit_dispatch(struct emitter *em, struct derived_probe **dps, int n, bool ret)
 {
-	struct derived_probe **v = arena_alloc(sizeof(*v) * (size_t)(n ? n : 1));
-	int m = 0, last = -1;
+	struct sc_case *v, *v32;
+	int m = collect_cases(dps, n, ret, false, &v);
+	int m32 = collect_cases(dps, n, ret, true, &v32);
 
-	for (int i = 0; i < n; i++)
-		if (((struct sc_site *)dps[i]->data)->is_return == ret)
-			v[m++] = dps[i];
-	if (!m)
+	if (!m && !m32)
 		return;
-	qsort(v, (size_t)m, sizeof(*v), by_nr);
 	sb_printf(&em->glue, "static void utap_sc_%s_fn(void *data, struct pt_regs *regs, long v)\n"
-		  "{\n\tswitch (regs->orig_ax) {\n", ret ? "exit" : "enter");
-	for (int i = 0; i < m; i++) {
-		const struct sc_site *k = v[i]->data;
-
-		if (k->nr != last)
-			sb_printf(&em->glue, "%s\tcase __NR_%s:\n", last >= 0 ? "\t\tbreak;\n" : "",
-				  k->name);
-		last = k->nr;
-		sb_printf(&em->glue, "\t\tutap_syscall_run(&utap_probes[%d], utap_probe_%d, regs, v);\n",
-			  v[i]->index, v[i]->handler);
-	}
-	sb_printf(&em->glue, "\t\tbreak;\n\t}\n}\n\n");
+		  "{\n\tif (in_ia32_syscall()) {\n", ret ? "exit" : "enter");
+	if (m32)
+		emit_switch(em, v32, m32, true);
+	sb_printf(&em->glue, "\t\treturn;\n\t}\n");
+	emit_switch(em, v, m, false);
+	sb_printf(&em->glue, "}\n\n");
 }
 
 static void emit_table_row(struct emitter *em, struct derived_probe **dps, int n, bool ret)
