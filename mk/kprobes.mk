@@ -3,7 +3,7 @@
 UTAP_SRCS += translator/kernel/ksyms.c translator/probes/kprobe.c translator/probes/kernel_function.c \
 	translator/probes/timer.c translator/probes/perf.c translator/probes/hwbkpt.c translator/probes/error_probe.c translator/probes/procfs.c \
 	translator/probes/tracepoint.c translator/probes/tphdr.c translator/probes/cparams.c \
-	translator/kernel/kbtf.c translator/probes/btfvars.c translator/probes/syscall.c
+	translator/kernel/kbtf.c translator/probes/btfvars.c translator/probes/btf_pretty.c translator/probes/syscall.c
 
 # The translate-time parsers: kallsyms and the kprobe blacklist, C parameter
 # lists, trace headers.

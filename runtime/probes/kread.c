@@ -20,6 +20,20 @@ static int utap_kread(struct utap_context *c, unsigned long addr, void *dst, siz
 	return -EFAULT;
 }
 
+/* The integer of SIZE bytes at ADDR, extended as IS_SIGNED says; -EFAULT if unreadable. */
+static int utap_kread_int(u64 addr, int size, bool is_signed, s64 *out)
+{
+	u64 raw = 0;
+	unsigned int shift = 64 - 8 * (unsigned int)min(size, 8);
+
+	*out = 0;
+	if (size < 1 || size > 8 || copy_from_kernel_nofault(&raw, (const void *)addr, size))
+		return -EFAULT;
+	*out = shift == 0 ? (s64)raw : is_signed ? (s64)(raw << shift) >> shift :
+	       (s64)((raw << shift) >> shift);
+	return 0;
+}
+
 /*
  * Copies the NUL-terminated string at addr into dst (at most max - 1 bytes
  * and a NUL). Reads stay inside one page at a time, so a string that ends

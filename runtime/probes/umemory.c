@@ -19,6 +19,7 @@
 #include <linux/mmap_lock.h>
 
 #include "core/piece_format.h"
+#include "probes/kread.c"
 
 /*
  * Bytes of a file mapping that the task has not touched yet (a string in
@@ -259,16 +260,22 @@ static void utap_piece_char(char *out, size_t room, unsigned char ch)
 	snprintf(out, room, "'%s'", esc);
 }
 
-/* Quoted user bytes at ADDR: a string (LEN 0) or a char array of LEN bytes; false if unreadable. */
+/*
+ * Quoted bytes at ADDR, user or kernel memory by the address: a string
+ * (LEN 0) or a char array of LEN bytes; false if unreadable.
+ */
 static bool utap_piece_string(struct utap_context *c, char *out, size_t room, u64 addr, int len)
 {
+	bool kernel = addr >= TASK_SIZE_MAX;
 	long n;
 
 	if (len <= 0) {
-		n = utap_ustring(c->str_buf, addr, sizeof(c->str_buf));
+		n = kernel ? utap_kstring(c->str_buf, addr, sizeof(c->str_buf)) :
+			     utap_ustring(c->str_buf, addr, sizeof(c->str_buf));
 	} else {
 		n = min_t(long, len, sizeof(c->str_buf));
-		if (utap_uread(c->str_buf, addr, n))
+		if (kernel ? copy_from_kernel_nofault(c->str_buf, (const void *)addr, n) :
+			     utap_uread(c->str_buf, addr, n))
 			n = -EFAULT;
 	}
 	if (n < 0)

@@ -201,12 +201,17 @@ void btf_resolve(const struct btf *b, uint32_t type, struct btf_info *out)
 		out->cls = BTF_C_INT;
 		out->size = r.size_or_type;
 		out->is_signed = (rd32(x) >> 24) & 1;
+		/* pahole leaves BTF_INT_CHAR off: char is known by its name */
+		out->is_char = ((rd32(x) >> 24) & 2) ||
+			       (r.size_or_type == 1 && strstr(str_at(b, r.name_off), "char"));
+		out->is_bool = (rd32(x) >> 24) & 4;
 		break;
 	case K_ENUM:
 	case K_ENUM64:
 		out->cls = BTF_C_INT;
 		out->size = r.size_or_type;
 		out->is_signed = r.info >> 31;
+		out->is_enum = true;
 		break;
 	case K_PTR:
 		out->cls = BTF_C_PTR;
@@ -225,9 +230,11 @@ void btf_resolve(const struct btf *b, uint32_t type, struct btf_info *out)
 	case K_FWD:
 		out->cls = BTF_C_STRUCT;
 		out->size = kind_of(r.info) == K_FWD ? 0 : r.size_or_type;
+		out->is_union = kind_of(r.info) == K_UNION;
 		break;
 	default:
 		out->cls = BTF_C_OTHER;
+		out->is_float = kind_of(r.info) == K_FLOAT;
 		break;
 	}
 }
@@ -262,6 +269,25 @@ bool btf_member(const struct btf *b, uint32_t type, const char *name, uint32_t *
 		}
 	}
 	return false;
+}
+
+bool btf_member_at(const struct btf *b, uint32_t type, unsigned i, const char **name,
+		   uint32_t *mtype, uint32_t *bit_offset, uint32_t *bit_size)
+{
+	const unsigned char *x;
+	struct btf_rec r;
+	uint32_t off;
+
+	if (!rec(b, skip_mods(b, type), &r, &x) ||
+	    (kind_of(r.info) != K_STRUCT && kind_of(r.info) != K_UNION) || i >= vlen_of(r.info))
+		return false;
+	x += 12 * i;
+	off = rd32(x + 8);
+	*name = str_at(b, rd32(x));
+	*mtype = rd32(x + 4);
+	*bit_size = r.info >> 31 ? off >> 24 : 0;
+	*bit_offset = r.info >> 31 ? off & 0xffffff : off;
+	return true;
 }
 
 /* ---- functions ---- */

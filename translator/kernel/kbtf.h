@@ -40,6 +40,9 @@ struct btf_info {
 	bool is_signed;
 	uint32_t target;	/* PTR: pointee; ARRAY: element */
 	uint32_t nelems;	/* ARRAY */
+	bool is_char, is_bool, is_enum;	/* INT's kinds */
+	bool is_union;		/* STRUCT */
+	bool is_float;		/* OTHER */
 };
 
 /* A function's prototype: the FUNC_PROTO id of the function called name, or 0. */
@@ -64,5 +67,9 @@ bool btf_member(const struct btf *b, uint32_t type, const char *name, uint32_t *
 
 /* The type as stap lists it: "struct file*", "char const*", "size_t". */
 const char *btf_type_name(const struct btf *b, uint32_t type);
+
+/* Member I of struct or union TYPE (in declaration order); false past the last. */
+bool btf_member_at(const struct btf *b, uint32_t type, unsigned i, const char **name,
+		   uint32_t *mtype, uint32_t *bit_offset, uint32_t *bit_size);
 
 #endif /* UTAP_KBTF_H */

@@ -16,6 +16,7 @@
 #include "kernel/kbtf.h"
 #include "kernel/ksyms.h"
 #include "probes/tphdr.h"
+#include "probes/btf_pretty.h"
 
 #include <stdarg.h>
 #include <string.h>
@@ -37,6 +38,8 @@ struct walk {
 	bool entry;		/* @entry(): parameters as the kretprobe saved them at the entry */
 	uint32_t end;		/* the type the walk ended on */
 	bool end_is_object;	/* with '&': the value points to an object of type end */
+	bool raw;		/* pretty-printing: res is the end's address, or its value */
+	bool end_lvalue;	/* with raw: res is an address */
 };
 
 static const char *const arg_regs[] = { "di", "si", "dx", "cx", "r8", "r9" };
@@ -149,6 +152,13 @@ static int finish(struct walk *w, struct place *p, bool address_of, const char *
 
 	w->end = p->type;
 	w->end_is_object = address_of;
+	if (w->raw) {
+		w->end_lvalue = p->lvalue && !p->bit_size;
+		if (p->bit_size)
+			return fail(w, "'%s': a bit-field cannot be pretty-printed alone");
+		out(w, "%s = (int64_t)%s;", res, p->lvalue ? "utap_a" : "utap_v");
+		return 0;
+	}
 	btf_resolve(w->b, p->type, &i);
 	if (address_of) {
 		if (!p->lvalue || p->bit_size)
@@ -274,11 +284,26 @@ static int walk_var(struct walk *w, uint32_t proto, bool is_return, const char *
 	return finish(w, &p, n->op && !strcmp(n->op, "&"), res);
 }
 
+/* How many '$' follow $$parms and kin: stap's pretty-printing of each. */
+static int list_pretty(const char *name)
+{
+	size_t len = strlen(name);
+	int k = 0;
+
+	while (k < 2 && len > 3 && name[len - 1 - k] == '$')
+		k++;
+	return k;
+}
+
 static bool is_all_vars(const struct node *n)
 {
-	return n->kind == N_TARGET && !n->args && !n->op &&
-	       (!strcmp(n->name, "$$parms") || !strcmp(n->name, "$$vars") ||
-		!strcmp(n->name, "$$return") || !strcmp(n->name, "$$locals"));
+	static const char *const names[] = { "$$parms", "$$vars", "$$return", "$$locals" };
+	size_t len = n->kind == N_TARGET ? strlen(n->name) - list_pretty(n->name) : 0;
+
+	for (size_t i = 0; i < ARRAY_LEN(names) && !n->args && !n->op; i++)
+		if (len == strlen(names[i]) && !strncmp(n->name, names[i], len))
+			return true;
+	return false;
 }
 
 /* @entry(x): x must be a parameter, or a walk from one; w then walks x */
@@ -338,7 +363,7 @@ int btfvars_check(struct session *s, const struct derived_probe *d, const char *
 		return 1;
 	if (is_all_vars(n)) {
 		n->type = TY_STRING;
-		if (!strcmp(n->name, "$$return") && !is_return)
+		if (!strncmp(n->name, "$$return", 8) && !is_return)
 			return fail(&w, "'%s' is only available in .return probes");
 		return 0;
 	}
@@ -352,7 +377,8 @@ int btfvars_check(struct session *s, const struct derived_probe *d, const char *
 				 "kernel types (module \"kernel\")");
 		return -1;
 	}
-	if (cparams_check_target(n, quiet))
+	w.raw = n->pretty > 0;
+	if (!w.raw && cparams_check_target(n, quiet))
 		return -1;
 	rc = walk_var(&w, proto, is_return, "res");
 	if (rc == -2) {
@@ -363,22 +389,69 @@ int btfvars_check(struct session *s, const struct derived_probe *d, const char *
 		return -1;
 	}
 	if (rc == 0) {
-		n->type = TY_LONG;
-		note_pointee(&w, orig);
+		n->type = w.raw ? TY_STRING : TY_LONG;
+		if (!w.raw)
+			note_pointee(&w, orig);
 	}
 	if (rc == 0 && w.entry)
 		orig->type = TY_LONG;
 	return rc;
 }
 
+/* The string of pieces OUT makes, as n's value. */
+static struct val emit_pieces(struct emitter *em, struct node *n, struct pretty_out *out)
+{
+	int np;
+	struct piece *v = pretty_end(out, &np);
+
+	uvar_set_pieces(n, v, np);
+	return uvar_emit(em, n);
+}
+
+/* $x$, $x->f$$: TYPE at the address (LVALUE) or of the value in the long RES. */
+static struct val emit_pretty(struct emitter *em, struct node *n, const struct btf *b,
+			      uint32_t type, const char *res, bool lvalue, int pretty)
+{
+	struct pretty_out out = { 0 };
+	struct uaccess acc = { .base = res, .kernel = true };
+
+	btf_pretty(&out, b, type, &acc, lvalue, pretty > 1, true);
+	return emit_pieces(em, n, &out);
+}
+
+/* $$parms$ and $$parms$$: each register parameter pretty-printed. */
+static struct val emit_all_pretty(struct emitter *em, const struct btf *b, uint32_t proto,
+				  const struct node *n)
+{
+	struct pretty_out out = { 0 };
+	int pretty = list_pretty(n->name);
+
+	for (int k = 0, first = 1, off; k < btf_proto_nparams(b, proto); k++) {
+		uint32_t type;
+		const char *name = btf_proto_param(b, proto, k, &type);
+		int reg = param_reg(b, proto, k, &off);
+		struct uaccess acc = { .kernel = true };
+
+		if (!name || !*name || reg < 0)
+			continue;
+		acc.base = arena_printf("((uint64_t)c->regs->%s)", arg_regs[reg]);
+		pretty_text(&out, arena_printf("%s%s=", first ? "" : " ", name));
+		btf_pretty(&out, b, type, &acc, false, pretty > 1, true);
+		first = 0;
+	}
+	return emit_pieces(em, (struct node *)n, &out);
+}
+
 static struct val emit_all(struct emitter *em, const struct btf *b, uint32_t proto, bool is_return,
 			   const struct node *n)
 {
+	if (list_pretty(n->name) && strncmp(n->name, "$$return", 8) && !is_return)
+		return emit_all_pretty(em, b, proto, n);
 	const char *s = emit_new_str(em);
 	struct btf_info i;
 
 	emit_line(em, "%s[0] = 0;", s);
-	if (!strcmp(n->name, "$$return")) {
+	if (!strncmp(n->name, "$$return", 8)) {
 		emit_line(em, "snprintf(%s, MAXSTRINGLEN, \"return=0x%%lx\", c->regs->ax);", s);
 	} else if (!is_return) {
 		for (int k = 0, first = 1, off; k < btf_proto_nparams(b, proto); k++) {
@@ -422,9 +495,12 @@ struct val btfvars_emit(struct emitter *em, const char *func, bool is_return, co
 	emit_line(em, "unsigned long utap_v = 0, utap_a = 0;");
 	emit_line(em, "(void)utap_v;");
 	emit_line(em, "(void)utap_a;");
+	w.raw = n->pretty > 0;
 	walk_var(&w, proto, is_return, res);
 	em->indent--;
 	emit_line(em, "}");
+	if (w.raw)
+		return emit_pretty(em, (struct node *)n, b, w.end, res, w.end_lvalue, n->pretty);
 	return (struct val){ .type = TY_LONG, .c = res };
 }
 

@@ -15,54 +15,6 @@
 #include <dwarf.h>
 #include <string.h>
 
-#define PRETTY_MAX_DEPTH 8
-#define PRETTY_MAX_PIECES 256
-
-void pretty_text(struct pretty_out *out, const char *text)
-{
-	sb_puts(&out->text, text);
-}
-
-static struct piece *new_piece(struct pretty_out *out, enum piece_fmt fmt)
-{
-	struct piece *p;
-
-	if (out->n == out->cap) {
-		struct piece *grown = arena_alloc(sizeof(*grown) * (out->cap = out->cap * 2 + 16));
-
-		if (out->n)
-			memcpy(grown, out->v, sizeof(*grown) * out->n);
-		out->v = grown;
-	}
-	p = &out->v[out->n++];
-	memset(p, 0, sizeof(*p));
-	p->text = arena_strdup(out->text.buf ? out->text.buf : "");
-	p->fmt = fmt;
-	sb_free(&out->text);
-	out->text = (struct strbuf){ 0 };
-	return p;
-}
-
-void pretty_value(struct pretty_out *out, enum piece_fmt fmt, const struct uaccess *acc, int len)
-{
-	struct piece *p;
-
-	if (out->n >= PRETTY_MAX_PIECES) {
-		pretty_text(out, "...");
-		return;
-	}
-	p = new_piece(out, fmt);
-	p->acc = *acc;
-	p->len = len;
-}
-
-struct piece *pretty_end(struct pretty_out *out, int *n)
-{
-	if (out->text.buf && out->text.buf[0])
-		new_piece(out, PIECE_TEXT);
-	*n = out->n;
-	return out->v;
-}
 
 /* ---- types ---------------------------------------------------------------- */
 
@@ -98,15 +50,6 @@ static bool is_char(Dwarf_Die *t)
 	       (enc == DW_ATE_signed_char || enc == DW_ATE_unsigned_char);
 }
 
-static struct uaccess plus(const struct uaccess *acc, struct step s)
-{
-	struct uaccess r = *acc;
-
-	if (s.op != STEP_ADD || s.k)
-		access_add(&r, s);
-	return r;
-}
-
 /* The integer of TYPE at ACC, loaded (IS_ADDR) or narrowed, as FMT. */
 static void integer(struct pretty_out *out, Dwarf_Die *type, const struct uaccess *acc,
 		    bool is_addr, enum piece_fmt fmt)
@@ -122,7 +65,7 @@ static void integer(struct pretty_out *out, Dwarf_Die *type, const struct uacces
 		pretty_text(out, "?");
 		return;
 	}
-	v = plus(acc, (struct step){ .op = is_addr ? STEP_LOAD : STEP_CONV, .sc = sc });
+	v = access_plus(acc, (struct step){ .op = is_addr ? STEP_LOAD : STEP_CONV, .sc = sc });
 	pretty_value(out, fmt, &v, 0);
 }
 
@@ -169,9 +112,9 @@ static void bitfield(struct pretty_out *out, Dwarf_Die *member, Dwarf_Die *type,
 		return;
 	}
 	first = bit_off / unit * size;
-	v = plus(acc, (struct step){ .op = STEP_ADD, .k = (int64_t)first });
-	v = plus(&v, (struct step){ .op = STEP_LOAD, .sc = { (int)size, false } });
-	v = plus(&v, (struct step){ .op = STEP_BITS, .k = (int64_t)(bit_off % unit),
+	v = access_plus(acc, (struct step){ .op = STEP_ADD, .k = (int64_t)first });
+	v = access_plus(&v, (struct step){ .op = STEP_LOAD, .sc = { (int)size, false } });
+	v = access_plus(&v, (struct step){ .op = STEP_BITS, .k = (int64_t)(bit_off % unit),
 				     .bits = (int)bits, .sc = { 8, enc == DW_ATE_signed } });
 	pretty_value(out, dwarf_tag(type) == DW_TAG_enumeration_type || enc != DW_ATE_signed ?
 			  PIECE_UDEC : PIECE_DEC, &v, 0);
@@ -200,7 +143,7 @@ static void member(struct pretty_out *out, Dwarf_Die *m, const struct uaccess *a
 		bitfield(out, m, &type, acc);
 		return;
 	}
-	at = plus(acc, (struct step){ .op = STEP_ADD, .k = (int64_t)off });
+	at = access_plus(acc, (struct step){ .op = STEP_ADD, .k = (int64_t)off });
 	object(out, typed ? &type : NULL, &at, true, all, depth + 1);
 }
 
@@ -210,14 +153,8 @@ static void aggregate(struct pretty_out *out, Dwarf_Die *type, const struct uacc
 	Dwarf_Die m;
 	bool first = true;
 
-	if ((depth > 0 && !all) || depth > PRETTY_MAX_DEPTH) {
-		pretty_text(out, "{...}");
+	if (pretty_elided(out, depth, all, is_addr, "{...}"))
 		return;
-	}
-	if (!is_addr) {
-		pretty_text(out, "?");
-		return;
-	}
 	pretty_text(out, "{");
 	if (dwarf_child(type, &m) == 0) {
 		do {
@@ -260,12 +197,10 @@ static void array(struct pretty_out *out, Dwarf_Die *type, const struct uaccess 
 	bool typed = type_of(type, &elem);
 	Dwarf_Word count = array_count(type);
 
-	if ((depth > 0 && !all) || depth > PRETTY_MAX_DEPTH) {
-		pretty_text(out, "[...]");
+	if (pretty_elided(out, depth, all, is_addr, "[...]"))
 		return;
-	}
-	if (!is_addr || !count) {
-		pretty_text(out, "?");
+	if (!count) {
+		pretty_text(out, "?");	/* a flexible array member */
 		return;
 	}
 	if (typed && is_char(&elem)) {
@@ -307,7 +242,7 @@ void dwarf_pretty(struct pretty_out *out, Dwarf_Die *type, const struct uaccess 
 	if (top && (tag == DW_TAG_pointer_type || tag == DW_TAG_reference_type) &&
 	    type_of(type, &target) && is_aggregate(dwarf_tag(&target))) {
 		struct uaccess ptr = is_addr ?
-			plus(acc, (struct step){ .op = STEP_LOAD, .sc = { 8, false } }) : *acc;
+			access_plus(acc, (struct step){ .op = STEP_LOAD, .sc = { 8, false } }) : *acc;
 
 		aggregate(out, &target, &ptr, true, all, 0);
 		return;

@@ -205,6 +205,7 @@ const struct provider provider_kernel_function = {
 	.match = kernel_function_match,
 	.resolve = kernel_function_resolve,
 	.emit = kernel_function_emit,
+	.pretty = true,
 	.target_var = kernel_function_target_var,
 	.emit_target_var = kernel_function_emit_target_var,
 	.list_vars = kernel_function_list_vars,

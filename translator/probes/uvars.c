@@ -17,6 +17,77 @@ struct plan {
 	const char *str;	/* PLAN_STRING */
 };
 
+#define PRETTY_MAX_PIECES 256
+#define PRETTY_MAX_DEPTH 8
+
+void pretty_text(struct pretty_out *out, const char *text)
+{
+	sb_puts(&out->text, text);
+}
+
+static struct piece *new_piece(struct pretty_out *out, enum piece_fmt fmt)
+{
+	struct piece *p;
+
+	if (out->n == out->cap) {
+		struct piece *grown = arena_alloc(sizeof(*grown) * (out->cap = out->cap * 2 + 16));
+
+		if (out->n)
+			memcpy(grown, out->v, sizeof(*grown) * out->n);
+		out->v = grown;
+	}
+	p = &out->v[out->n++];
+	memset(p, 0, sizeof(*p));
+	p->text = arena_strdup(out->text.buf ? out->text.buf : "");
+	p->fmt = fmt;
+	sb_free(&out->text);
+	out->text = (struct strbuf){ 0 };
+	return p;
+}
+
+void pretty_value(struct pretty_out *out, enum piece_fmt fmt, const struct uaccess *acc, int len)
+{
+	struct piece *p;
+
+	if (out->n >= PRETTY_MAX_PIECES) {
+		pretty_text(out, "...");
+		return;
+	}
+	p = new_piece(out, fmt);
+	p->acc = *acc;
+	p->len = len;
+}
+
+struct uaccess access_plus(const struct uaccess *acc, struct step s)
+{
+	struct uaccess r = *acc;
+
+	if (s.op != STEP_ADD || s.k)
+		access_add(&r, s);
+	return r;
+}
+
+bool pretty_elided(struct pretty_out *out, int depth, bool all, bool is_addr, const char *elided)
+{
+	if ((depth > 0 && !all) || depth > PRETTY_MAX_DEPTH) {
+		pretty_text(out, elided);
+		return true;
+	}
+	if (!is_addr) {
+		pretty_text(out, "?");
+		return true;
+	}
+	return false;
+}
+
+struct piece *pretty_end(struct pretty_out *out, int *n)
+{
+	if (out->text.buf && out->text.buf[0])
+		new_piece(out, PIECE_TEXT);
+	*n = out->n;
+	return out->v;
+}
+
 bool access_add(struct uaccess *acc, struct step s)
 {
 	if (acc->nsteps == (int)ARRAY_LEN(acc->steps))
@@ -102,11 +173,15 @@ static const char *bits_c(const struct step *st, const char *x)
 }
 
 static void emit_load(struct emitter *em, const struct step *st, const char *t,
-		      const struct node *n, const char *soft_ok)
+		      const struct node *n, const char *soft_ok, bool kernel)
 {
 	if (soft_ok)
-		emit_line(em, "if (%s && utap_uread_int((u64)%s, %d, %d, &%s)) %s = 0;", soft_ok, t,
-			  st->sc.size, st->sc.is_signed, t, soft_ok);
+		emit_line(em, "if (%s && utap_%cread_int((u64)%s, %d, %d, &%s)) %s = 0;", soft_ok,
+			  kernel ? 'k' : 'u', t, st->sc.size, st->sc.is_signed, t, soft_ok);
+	else if (kernel)
+		emit_line(em, "if (utap_kread_int((u64)%s, %d, %d, &%s)) UTAP_ERROR(c, \"read fault "
+			  "[man error::fault]\", %s, %s);", t, st->sc.size, st->sc.is_signed, t,
+			  c_near(n), em->err_label);
 	else
 		emit_line(em, "if (utap_uload(c, (u64)%s, %d, %d, &%s)) "
 			  "UTAP_ERROR(c, c->last_error, %s, %s);", t, st->sc.size,
@@ -135,7 +210,7 @@ static void emit_access(struct emitter *em, const struct uaccess *acc, const cha
 			emit_line(em, "%s += (%s) * %" PRId64 "LL;", t, v.c, st->k);
 			break;
 		case STEP_LOAD:
-			emit_load(em, st, t, n, soft_ok);
+			emit_load(em, st, t, n, soft_ok, acc->kernel);
 			break;
 		case STEP_CONV:
 			emit_line(em, "%s = %s;", t, conv_c(&st->sc, t));

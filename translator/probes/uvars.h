@@ -36,6 +36,7 @@ struct uaccess {
 	const char *base;
 	struct step steps[24];
 	int nsteps;
+	bool kernel;		/* the loads read kernel memory (BTF-typed values) */
 };
 
 /* Appends a step; false when the chain is too long. */
@@ -76,6 +77,31 @@ void uvar_emit_capture_fn(struct strbuf *sb, const char *name, const struct entr
 
 /* n is a long computed by acc. */
 void uvar_set_long(struct node *n, const struct uaccess *acc);
+
+/* Pieces being made: what $x$ and $$parms print (probes/dwarf_pretty.c, probes/btfvars.c). */
+struct pretty_out {
+	struct piece *v;
+	int n, cap;
+	struct strbuf text;	/* what the next piece prints first */
+};
+
+/* Appends TEXT to what is printed next. */
+void pretty_text(struct pretty_out *out, const char *text);
+
+/* Appends a value of FMT that ACC computes (PIECE_CHARS: an array of LEN bytes). */
+void pretty_value(struct pretty_out *out, enum piece_fmt fmt, const struct uaccess *acc, int len);
+
+/* ACC then S (an offset of 0 adds no step). */
+struct uaccess access_plus(const struct uaccess *acc, struct step s);
+
+/*
+ * A struct or array that is not shown: ELIDED ("{...}", "[...]") below the
+ * top in $x$ or too deep, '?' when not in memory. True if it printed one.
+ */
+bool pretty_elided(struct pretty_out *out, int depth, bool all, bool is_addr, const char *elided);
+
+/* The pieces, with the last text flushed; *n their count. */
+struct piece *pretty_end(struct pretty_out *out, int *n);
 
 /* n is the string the pieces print, one after the other. */
 void uvar_set_pieces(struct node *n, struct piece *pieces, int npieces);
