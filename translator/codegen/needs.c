@@ -46,6 +46,7 @@ static const struct runtime_part parts[] = {
 	{ "timer",		"probes/timer.c",		0 },
 	{ "perf",		"probes/perf.c",		0 },
 	{ "procfs",		"probes/procfs.c",		0 },
+	{ "netfilter",		"probes/netfilter.c",		0 },
 	{ "uprobe",		"probes/uprobe.c",		0 },
 	{ "task_finder",	"probes/task_finder.c",		0 },
 };
