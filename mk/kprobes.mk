@@ -1,7 +1,7 @@
 # Kernel probe families (kprobe, kernel.function, timer, perf, tracepoints,
 # the syscall tracepoint pair, error, procfs) and the target kernel's symbol list.
 UTAP_SRCS += translator/kernel/ksyms.c translator/probes/kprobe.c translator/probes/kernel_function.c \
-	translator/probes/timer.c translator/probes/perf.c translator/probes/hwbkpt.c translator/probes/error_probe.c translator/probes/procfs.c \
+	translator/probes/timer.c translator/probes/perf.c translator/probes/hwbkpt.c translator/probes/error_probe.c translator/probes/procfs.c translator/probes/netfilter.c \
 	translator/probes/tracepoint.c translator/probes/tphdr.c translator/probes/cparams.c \
 	translator/kernel/kbtf.c translator/probes/btfvars.c translator/probes/btf_pretty.c translator/probes/syscall.c
 

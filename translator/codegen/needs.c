@@ -48,6 +48,7 @@ static const struct runtime_part parts[] = {
 	{ "hwbkpt",		"probes/hwbkpt.c",		0 },
 	{ "ksym",		"probes/ksym.c",		0 },
 	{ "procfs",		"probes/procfs.c",		0 },
+	{ "netfilter",		"probes/netfilter.c",		0 },
 	{ "uprobe",		"probes/uprobe.c",		0 },
 	{ "task_finder",	"probes/task_finder.c",		0 },
 };

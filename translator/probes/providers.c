@@ -22,6 +22,7 @@ extern const struct provider provider_tracepoint;
 extern const struct provider provider_syscall;
 extern const struct provider provider_error;
 extern const struct provider provider_procfs;
+extern const struct provider provider_netfilter;
 
 const struct probe_family probe_families[] = {
 	/* first component	family				its match() takes */
@@ -40,6 +41,7 @@ const struct probe_family probe_families[] = {
 	{ "timer",		&provider_timer },
 	{ "perf",		&provider_perf },
 	{ "procfs",		&provider_procfs },
+	{ "netfilter",		&provider_netfilter },		/* .hook .pf */
 	{ "kernel",		&provider_tracepoint },		/* .trace */
 	{ "kernel",		&provider_hwbkpt },		/* .data */
 	{ "__syscall",		&provider_syscall },		/* tapsets/syscalls.stp */

@@ -1166,7 +1166,7 @@ static struct node *alias_block(const struct probe *alias, struct node *prologue
 /*
  * An alias body that starts with the statement `__unavailable("why")`: a
  * probe point stap has that the stock kernel cannot give a module (a
- * netfilter hook needs a runtime part utap lacks). Using it is an error at
+ * function of a module whose BTF utap does not read). Using it is an error at
  * the point, naming why; an optional use matches nothing.
  */
 static const char *unavailable_alias(const struct probe *alias)
