@@ -35,6 +35,9 @@ const char *uw_stop_name(enum uw_stop stop)
 
 static const u8 saved_regs[UWT_NR_SAVED] = UWT_SAVED_REGS;
 
+#define UW_SAVED_MASK	(UW_BIT(UWT_RBX) | UW_BIT(UWT_RBP) | UW_BIT(UWT_R12) | \
+			 UW_BIT(UWT_R13) | UW_BIT(UWT_R14) | UW_BIT(UWT_R15))
+
 /* rt_sigframe gregs order -> DWARF register number */
 static const u8 greg_regs[UWT_SIGFRAME_NR_GREGS] = {
 	UWT_R8, UWT_R9, UWT_R10, UWT_R11, UWT_R12, UWT_R13, UWT_R14, UWT_R15,
@@ -204,6 +207,74 @@ static enum uw_stop caller_ra(const struct uwt_rule *rule,
 	return UW_STOP_NONE;
 }
 
+/*
+ * The frame most rows describe: CFA = register + offset, the RA and every
+ * register the rule saves at the CFA, the caller's SP the CFA. *AT gets the
+ * saved slots, [*LO, *HI] the CFA offsets they and the RA span.
+ */
+static bool plain_frame(const struct uwt_rule *rule, u32 *at, s32 *lo, s32 *hi)
+{
+	s32 l = rule->ra_off, h = rule->ra_off;
+	u32 m = 0;
+	int i;
+
+	if (rule->kind != UWT_CFA_REG || rule->ra_how != UWT_RA_AT_CFA ||
+	    rule->sp_reg != UWT_SP_IS_CFA)
+		return false;
+	for (i = 0; i < UWT_NR_SAVED; i++) {
+		s32 off = UWT_SAVE_OFF(rule, i);
+
+		if (rule->save_how[i] == UWT_SAVE_HOW(UWT_SAVE_SAME, 0))
+			continue;
+		if (rule->save_how[i] != UWT_SAVE_HOW(UWT_SAVE_AT_CFA, 0))
+			return false;
+		l = off < l ? off : l;
+		h = off > h ? off : h;
+		m |= 1u << i;
+	}
+	*at = m;
+	*lo = l;
+	*hi = h;
+	return h - l + 8 <= SAVE_WINDOW;
+}
+
+/*
+ * A plain frame in one read: what the general path below computes for it,
+ * without its per-register dispatch. Anything unusual (an unknown base, a
+ * window that does not read) is left to the general path: UW_NR_STOPS.
+ */
+static enum uw_stop plain_step(const struct uwt_rule *rule, struct uw_regs *regs,
+			       u32 *flags, uw_read_fn read, void *ctx)
+{
+	u64 win[SAVE_WINDOW / 8], cfa;
+	u32 at, known;
+	enum uw_stop stop;
+	s32 lo, hi;
+	int i;
+
+	if (!plain_frame(rule, &at, &lo, &hi) || !uw_known(regs, rule->cfa_reg))
+		return UW_NR_STOPS;
+	cfa = regs->val[rule->cfa_reg] + (s64)rule->cfa_off;
+	if (read(ctx, cfa + (s64)lo, win, hi - lo + 8))
+		return UW_NR_STOPS;
+	stop = check_caller_sp(rule, regs, cfa);
+	if (stop)
+		return stop;
+	/* the registers the rule leaves alone keep their value and known bit */
+	known = UW_BIT(UWT_RSP) | UW_BIT(UWT_RIP) | (regs->known & UW_SAVED_MASK);
+	for (i = 0; i < UWT_NR_SAVED; i++) {
+		if (!(at & (1u << i)))
+			continue;
+		regs->val[saved_regs[i]] = win[(UWT_SAVE_OFF(rule, i) - lo) / 8];
+		known |= UW_BIT(saved_regs[i]);
+	}
+	regs->val[UWT_RIP] = win[(rule->ra_off - lo) / 8];
+	regs->val[UWT_RSP] = cfa;
+	regs->known = known;
+	*flags = 0;
+	return UW_STOP_NONE;
+}
+
 UTAP_UNWIND_API
 enum uw_stop uw_apply_rule(const struct uwt_rule *rule, struct uw_regs *regs,
 			   u32 *flags, uw_read_fn read, void *ctx)
@@ -219,6 +290,9 @@ enum uw_stop uw_apply_rule(const struct uwt_rule *rule, struct uw_regs *regs,
 		return signal_step(regs, flags, read, ctx);
 	if (rule->ra_how == UWT_RA_UNDEF)
 		return UW_STOP_END;
+	stop = plain_step(rule, regs, flags, read, ctx);
+	if (stop != UW_NR_STOPS)
+		return stop;
 	stop = rule_cfa(rule, regs, read, ctx, &cfa);
 	if (stop)
 		return stop;
