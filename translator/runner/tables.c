@@ -14,6 +14,7 @@
 #include "elf/pysyms.h"
 #include "elf/symtab.h"
 #include "elf/uwbuild.h"
+#include "unwind/uwtab.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -177,7 +178,8 @@ static void answer(int fd, uint32_t seq, const char *path)
 	sym_cache = cached_path(hex, "sym");
 	uw = cached(uw_cache, &uw_len);
 	sym = cached(sym_cache, &sym_len);
-	if (!uw || !sym) {
+	/* a table an older utap cached (another format version) is built again */
+	if (!uw || !sym || uw_table_validate(uw, uw_len)) {
 		struct uw_blob ub = { 0 };
 		struct uw_build_stats st = { 0 };
 		struct utap_blob sb = { 0 };
