@@ -119,7 +119,7 @@ static enum utap_ustate utap_uregs(struct utap_context *c, struct uw_regs *r, u3
 		return UTAP_USTACK_NONE;
 	if (!user_64bit_mode(regs))
 		return UTAP_USTACK_COMPAT;
-	memset(r, 0, sizeof(*r));
+	r->known = 0;		/* every value is set below */
 	uw_set(r, UWT_RAX, regs->ax);
 	uw_set(r, UWT_RDX, regs->dx);
 	uw_set(r, UWT_RCX, regs->cx);
@@ -237,8 +237,8 @@ static u64 utap_ufixup_ra(void *ctx, u64 ra, u64 sp)
 static struct utap_ustack *utap_ustack_get(struct utap_context *c)
 {
 	struct utap_ustack *us = &c->ustack;
-	struct uw_regs regs;
-	struct utap_uwalk w = { 0 };
+	struct uw_regs regs UTAP_NOINIT;
+	struct utap_uwalk w UTAP_NOINIT;
 	struct uw_walk_ops ops = {
 		.read = utap_uw_read,
 		.find = utap_ufind,
@@ -253,6 +253,7 @@ static struct utap_ustack *utap_ustack_get(struct utap_context *c)
 
 	if (us->valid)
 		return us;
+	w.have_last = false;
 	us->valid = true;
 	us->state = utap_uregs(c, &regs, &flags);
 	us->nr = 0;

@@ -195,9 +195,16 @@ static bool utap_umap_mod_bias(struct utap_umap *m)
 static bool utap_umap_fill(struct mm_struct *mm, struct vm_area_struct *vma,
 			   struct utap_umap *out, bool in_probe)
 {
-	memset(out, 0, sizeof(*out));
+	/* field by field: the path is only read when set */
 	out->start = vma->vm_start;
 	out->end = vma->vm_end;
+	out->bias = 0;
+	out->mod = NULL;
+	out->inode = NULL;
+	out->off = 0;
+	out->ext_start = 0;
+	out->ext_end = 0;
+	out->path[0] = 0;
 	if (!vma->vm_file) {
 		/* the vDSO has no file: its tables come from the runner's copy of the image */
 		out->mod = smp_load_acquire(&utap_vdso_mod);

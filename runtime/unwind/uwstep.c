@@ -159,7 +159,7 @@ static bool restore_saved(const struct uwt_rule *rule, int i, u64 cfa,
 static enum uw_stop signal_step(struct uw_regs *regs, u32 *flags,
 				uw_read_fn read, void *ctx)
 {
-	u64 gregs[UWT_SIGFRAME_NR_GREGS], sp;
+	u64 gregs[UWT_SIGFRAME_NR_GREGS] UTAP_NOINIT, sp;
 	int i;
 
 	if (!get_reg(regs, UWT_RSP, &sp))
@@ -209,33 +209,34 @@ static enum uw_stop caller_ra(const struct uwt_rule *rule,
 
 /*
  * The frame most rows describe: CFA = register + offset, the RA and every
- * register the rule saves at the CFA, the caller's SP the CFA. *AT gets the
- * saved slots, [*LO, *HI] the CFA offsets they and the RA span.
+ * register the rule saves at the CFA, the caller's SP the CFA. Most frames
+ * take this path, so it has no branch per register slot: OFF[i] is slot
+ * i's CFA offset (the RA's when the slot is not saved), *AT the registers
+ * saved (UW_BIT), [*LO, *HI] the offsets the RA and the saves span.
  */
-static bool plain_frame(const struct uwt_rule *rule, u32 *at, s32 *lo, s32 *hi)
+static bool plain_frame(const struct uwt_rule *rule, s32 *off, u32 *at, s32 *lo, s32 *hi)
 {
 	s32 l = rule->ra_off, h = rule->ra_off;
-	u32 m = 0;
+	u32 m = 0, other = 0;
 	int i;
 
-	if (rule->kind != UWT_CFA_REG || rule->ra_how != UWT_RA_AT_CFA ||
-	    rule->sp_reg != UWT_SP_IS_CFA)
-		return false;
+#pragma GCC unroll 6
 	for (i = 0; i < UWT_NR_SAVED; i++) {
-		s32 off = UWT_SAVE_OFF(rule, i);
+		u32 how = rule->save_how[i];
+		u32 is_at = how == UWT_SAVE_HOW(UWT_SAVE_AT_CFA, 0);
 
-		if (rule->save_how[i] == UWT_SAVE_HOW(UWT_SAVE_SAME, 0))
-			continue;
-		if (rule->save_how[i] != UWT_SAVE_HOW(UWT_SAVE_AT_CFA, 0))
-			return false;
-		l = off < l ? off : l;
-		h = off > h ? off : h;
-		m |= 1u << i;
+		/* SAME is 0, AT_CFA 2: any other bit is another kind */
+		other |= how & ~(u32)UWT_SAVE_HOW(UWT_SAVE_AT_CFA, 0);
+		off[i] = is_at ? UWT_SAVE_OFF(rule, i) : rule->ra_off;
+		l = off[i] < l ? off[i] : l;
+		h = off[i] > h ? off[i] : h;
+		m |= is_at << saved_regs[i];
 	}
 	*at = m;
 	*lo = l;
 	*hi = h;
-	return h - l + 8 <= SAVE_WINDOW;
+	return !other && rule->kind == UWT_CFA_REG && rule->ra_how == UWT_RA_AT_CFA &&
+	       rule->sp_reg == UWT_SP_IS_CFA && h - l + 8 <= SAVE_WINDOW;
 }
 
 /*
@@ -246,13 +247,13 @@ static bool plain_frame(const struct uwt_rule *rule, u32 *at, s32 *lo, s32 *hi)
 static enum uw_stop plain_step(const struct uwt_rule *rule, struct uw_regs *regs,
 			       u32 *flags, uw_read_fn read, void *ctx)
 {
-	u64 win[SAVE_WINDOW / 8], cfa;
-	u32 at, known;
+	u64 win[SAVE_WINDOW / 8] UTAP_NOINIT, cfa;
+	s32 off[UWT_NR_SAVED] UTAP_NOINIT, lo, hi;
 	enum uw_stop stop;
-	s32 lo, hi;
+	u32 at;
 	int i;
 
-	if (!plain_frame(rule, &at, &lo, &hi) || !uw_known(regs, rule->cfa_reg))
+	if (!plain_frame(rule, off, &at, &lo, &hi) || !uw_known(regs, rule->cfa_reg))
 		return UW_NR_STOPS;
 	cfa = regs->val[rule->cfa_reg] + (s64)rule->cfa_off;
 	if (read(ctx, cfa + (s64)lo, win, hi - lo + 8))
@@ -260,17 +261,16 @@ static enum uw_stop plain_step(const struct uwt_rule *rule, struct uw_regs *regs
 	stop = check_caller_sp(rule, regs, cfa);
 	if (stop)
 		return stop;
-	/* the registers the rule leaves alone keep their value and known bit */
-	known = UW_BIT(UWT_RSP) | UW_BIT(UWT_RIP) | (regs->known & UW_SAVED_MASK);
+#pragma GCC unroll 6
 	for (i = 0; i < UWT_NR_SAVED; i++) {
-		if (!(at & (1u << i)))
-			continue;
-		regs->val[saved_regs[i]] = win[(UWT_SAVE_OFF(rule, i) - lo) / 8];
-		known |= UW_BIT(saved_regs[i]);
+		u64 *v = &regs->val[saved_regs[i]];
+
+		*v = at & UW_BIT(saved_regs[i]) ? win[(off[i] - lo) / 8] : *v;
 	}
 	regs->val[UWT_RIP] = win[(rule->ra_off - lo) / 8];
 	regs->val[UWT_RSP] = cfa;
-	regs->known = known;
+	/* the registers the rule leaves alone keep their value and known bit */
+	regs->known = UW_BIT(UWT_RSP) | UW_BIT(UWT_RIP) | (regs->known & UW_SAVED_MASK) | at;
 	*flags = 0;
 	return UW_STOP_NONE;
 }
@@ -279,7 +279,7 @@ UTAP_UNWIND_API
 enum uw_stop uw_apply_rule(const struct uwt_rule *rule, struct uw_regs *regs,
 			   u32 *flags, uw_read_fn read, void *ctx)
 {
-	u64 cfa, ra, sp, win[SAVE_WINDOW / 8], saved[UWT_NR_SAVED];
+	u64 cfa, ra, sp, win[SAVE_WINDOW / 8] UTAP_NOINIT, saved[UWT_NR_SAVED] UTAP_NOINIT;
 	u32 known = UW_BIT(UWT_RSP) | UW_BIT(UWT_RIP);
 	bool have_win = false;
 	enum uw_stop stop;
@@ -354,7 +354,7 @@ static bool fp_step(struct uw_regs *regs, u32 *flags,
 		    const struct uw_walk_ops *ops)
 {
 	struct uw_module mod;
-	u64 fp, sp, frame[2];
+	u64 fp, sp, frame[2] UTAP_NOINIT;
 
 	if (!get_reg(regs, UWT_RBP, &fp) || !get_reg(regs, UWT_RSP, &sp))
 		return false;
@@ -411,7 +411,7 @@ static enum uw_stop walk_step(struct uw_regs *regs, u32 *flags, u32 walk_flags,
 	return stop;
 }
 
-UTAP_UNWIND_API
+UTAP_UNWIND_WALK
 void uw_walk(const struct uw_regs *start, u32 flags,
 	     const struct uw_walk_ops *ops, struct uw_trace *tr)
 {

@@ -112,7 +112,7 @@ struct uw_trace {
 };
 
 /* Walk from START; fills TR. Never reads memory other than through OPS->read. */
-UTAP_UNWIND_API
+UTAP_UNWIND_WALK
 void uw_walk(const struct uw_regs *start, u32 flags,
 	     const struct uw_walk_ops *ops, struct uw_trace *tr);
 
