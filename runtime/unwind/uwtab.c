@@ -322,6 +322,32 @@ static u32 read_uleb(const u8 **p)
 	return v;
 }
 
+/* Past a ULEB128 of a validated table. */
+static const u8 *skip_uleb(const u8 *p)
+{
+	while (*p++ & 0x80)
+		;
+	return p;
+}
+
+/* The value of the ULEB128 at P: most take one byte. */
+static u32 uleb_at(const u8 *p)
+{
+	return *p & 0x80 ? read_uleb(&p) : *p;
+}
+
+/* The row after the one at P (a validated table's). */
+static const u8 *skip_row(const u8 *p)
+{
+	u8 b = *p++;
+
+	if ((b & UWT_DELTA_ESC) == UWT_DELTA_ESC)
+		p = skip_uleb(p);
+	if (b >> UWT_DELTA_BITS == UWT_RULE_ESC)
+		p = skip_uleb(p);
+	return p;
+}
+
 /*
  * The rule of the row covering OFF, and the row's [start, end). Decoding
  * starts at the group's first row or its midpoint, whichever is the last
@@ -334,7 +360,7 @@ static const struct uwt_rule *find_row(const struct uwt_header *h, u32 off,
 {
 	u32 g = find_group(h, off);
 	const struct uwt_group *gr = &tab_groups(h)[g];
-	const u8 *p = (const u8 *)h + h->data_off + gr->data, *row;
+	const u8 *p = (const u8 *)h + h->data_off + gr->data;
 	u32 left = group_rows(h, g), at = gr->start, next, rule;
 
 	if (gr->mid_start != UWT_NO_MID && off - at >= gr->mid_start) {
@@ -342,36 +368,31 @@ static const struct uwt_rule *find_row(const struct uwt_header *h, u32 off,
 		at += gr->mid_start;
 		left -= UWT_MID_ROW;
 	}
-	for (row = p;;) {
-		u8 b = *p++;		/* the current row's byte: step over its escapes */
+	for (;;) {		/* p: the row starting at AT */
+		u8 b = *p;
+		const u8 *q = p + 1;	/* the next row, unless this one has escapes */
+		u32 d;
 
-		if ((b & UWT_DELTA_ESC) == UWT_DELTA_ESC)
-			read_uleb(&p);
-		if (b >> UWT_DELTA_BITS == UWT_RULE_ESC)
-			read_uleb(&p);
+		if (unlikely(((b & UWT_DELTA_ESC) == UWT_DELTA_ESC) |
+			     (b >> UWT_DELTA_BITS == UWT_RULE_ESC)))
+			q = skip_row(p);
 		if (!--left) {
 			next = g + 1 < h->nr_groups ? gr[1].start :
 			       (u32)(h->text_end - h->text_start);
 			break;
 		}
-		b = *p;			/* the next row's delta */
-		next = at + (b & UWT_DELTA_ESC) + 1;
-		if ((b & UWT_DELTA_ESC) == UWT_DELTA_ESC) {
-			const u8 *q = p + 1;
-
-			next += read_uleb(&q);
-		}
+		d = *q & UWT_DELTA_ESC;
+		if (unlikely(d == UWT_DELTA_ESC))
+			d += uleb_at(q + 1);
+		next = at + d + 1;
 		if (next > off)
 			break;
 		at = next;
-		row = p;
+		p = q;
 	}
-	rule = *row >> UWT_DELTA_BITS;
-	if (rule == UWT_RULE_ESC) {
-		if ((*row++ & UWT_DELTA_ESC) == UWT_DELTA_ESC)
-			read_uleb(&row);
-		rule += read_uleb(&row);
-	}
+	rule = *p >> UWT_DELTA_BITS;
+	if (rule == UWT_RULE_ESC)
+		rule += uleb_at((*p & UWT_DELTA_ESC) == UWT_DELTA_ESC ? skip_uleb(p + 1) : p + 1);
 	*start = at;
 	*end = next;
 	return &tab_rules(h)[rule];
