@@ -220,7 +220,6 @@ static bool plain_frame(const struct uwt_rule *rule, s32 *off, u32 *at, s32 *lo,
 	u32 m = 0, other = 0;
 	int i;
 
-#pragma GCC unroll 6
 	for (i = 0; i < UWT_NR_SAVED; i++) {
 		u32 how = rule->save_how[i];
 		u32 is_at = how == UWT_SAVE_HOW(UWT_SAVE_AT_CFA, 0);
@@ -261,7 +260,6 @@ static enum uw_stop plain_step(const struct uwt_rule *rule, struct uw_regs *regs
 	stop = check_caller_sp(rule, regs, cfa);
 	if (stop)
 		return stop;
-#pragma GCC unroll 6
 	for (i = 0; i < UWT_NR_SAVED; i++) {
 		u64 *v = &regs->val[saved_regs[i]];
 
