@@ -49,7 +49,7 @@ static void utap_render_frames(struct utap_context *c, const u64 *pcs, const u8 
 			       u8 inexact, u32 nr, const char *marker, unsigned mode,
 			       utap_addr_fmt fmt, char *buf, size_t size)
 {
-	char line[UTAP_RENDER_LINE];
+	char line[UTAP_RENDER_LINE] UTAP_NOINIT;	/* each address is formatted into it */
 	size_t used = 0;
 	u32 i;
 

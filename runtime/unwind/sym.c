@@ -678,6 +678,23 @@ struct sym_facts {
 	u32 line;		/* 0: unknown */
 };
 
+/*
+ * Facts about ADDR, none known yet. Field by field: the name buffer is
+ * only read after a lookup wrote it, and clearing its 512 bytes for every
+ * address cost a hex backtrace more than its digits.
+ */
+static void facts_init(struct sym_facts *f, u64 addr)
+{
+	f->addr = addr;
+	f->name = NULL;
+	f->name_buf[0] = 0;
+	f->mod = NULL;
+	f->file = NULL;
+	f->offset = 0;
+	f->size = 0;
+	f->line = 0;
+}
+
 static const char *basename_of(const char *path)
 {
 	const char *slash = strrchr(path, '/');
@@ -887,8 +904,9 @@ int utap_sym_format(char *buf, size_t size, u64 addr, const struct utap_sym_ctx 
 		    unsigned mode)
 {
 	static const struct utap_sym_ctx nothing;
-	struct sym_facts f = { .addr = addr };
+	struct sym_facts f UTAP_NOINIT;
 
+	facts_init(&f, addr);
 	/* SystemTap looks nothing up for address 0 */
 	if (!ctx || addr == 0)
 		ctx = &nothing;
@@ -901,8 +919,9 @@ UTAP_UNWIND_API
 int utap_sym_format_known(char *buf, size_t size, u64 addr, const char *name, u64 offset,
 			  u64 symsize, const char *mod, unsigned mode)
 {
-	struct sym_facts f = { .addr = addr };
+	struct sym_facts f UTAP_NOINIT;
 
+	facts_init(&f, addr);
 	if (addr && name && (mode & (UTAP_SYM_SYMBOL | UTAP_SYM_MODULE))) {
 		f.name = name[0] == '.' ? name + 1 : name;
 		f.offset = offset;

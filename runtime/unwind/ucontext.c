@@ -300,8 +300,8 @@ static void utap_usym_ctx(u64 addr, struct utap_umap *m, struct utap_sym_ctx *sc
 /* One address in a SystemTap symbol mode, into buf; returns the full length. */
 static int utap_usym_format(char *buf, size_t size, u64 addr, unsigned mode)
 {
-	struct utap_umap m;
-	struct utap_sym_ctx sc;
+	struct utap_umap m UTAP_NOINIT;		/* both filled by the lookup */
+	struct utap_sym_ctx sc UTAP_NOINIT;
 	bool found;
 
 	/* hex only (ubacktrace()): nothing to look up */
