@@ -319,7 +319,7 @@ static int utap_usym_format(char *buf, size_t size, u64 addr, unsigned mode)
 static void utap_ubacktrace_render(struct utap_context *c, unsigned mode, char *buf, size_t size)
 {
 	struct utap_ustack *us = utap_ustack_get(c);
-	char marker[UTAP_RENDER_LINE];
+	char marker[UTAP_RENDER_LINE] UTAP_NOINIT;	/* written before it is read */
 
 	if (us->state == UTAP_USTACK_COMPAT && (mode & UTAP_SYM_SYMBOL))
 		/* a 32-bit task's marker says why (hex mode: stap's bare newline) */
