@@ -213,6 +213,8 @@ static int utap_ufind(void *ctx, u64 pc, struct uw_module *mod)
 	}
 	mod->table = w->last.mod ? w->last.mod->uw : NULL;
 	mod->bias = w->last.bias;
+	mod->start = w->last.start;
+	mod->end = w->last.end;
 	if (!mod->table)
 		utap_note_missing(&w->last);
 	return 0;

@@ -371,37 +371,50 @@ static bool fp_step(struct uw_regs *regs, u32 *flags,
 }
 
 /*
- * The row the last frame used: frames of one function (recursion, a loop
- * of callbacks) share it, and a lookup decodes a group of rows.
+ * What the last frame used: its module while the pcs stay in the range the
+ * finder said it holds for (a program's frames, then its library's), and
+ * its row, which frames of one function (recursion, a loop of callbacks)
+ * share; a lookup decodes up to half a group of rows.
  */
-struct row_cache {
+struct walk_cache {
+	struct uw_module mod;
 	const void *table;
-	u64 start, end;		/* file-relative */
+	u64 start, end;		/* the row's, file-relative */
 	const struct uwt_rule *rule;
 };
 
-static const struct uwt_rule *cached_lookup(struct row_cache *rc, const void *table, u64 rel)
+static bool cached_find(struct walk_cache *wc, const struct uw_walk_ops *ops, u64 pc)
 {
-	if (rc->table != table || rel < rc->start || rel >= rc->end) {
-		rc->rule = uw_table_lookup_range(table, rel, &rc->start, &rc->end);
-		rc->table = rc->rule ? table : NULL;
+	if (pc - wc->mod.start < wc->mod.end - wc->mod.start)
+		return true;
+	memset(&wc->mod, 0, sizeof(wc->mod));
+	if (!ops->find(ops->ctx, pc, &wc->mod))
+		return true;
+	memset(&wc->mod, 0, sizeof(wc->mod));
+	return false;
+}
+
+static const struct uwt_rule *cached_lookup(struct walk_cache *wc, const void *table, u64 rel)
+{
+	if (wc->table != table || rel < wc->start || rel >= wc->end) {
+		wc->rule = uw_table_lookup_range(table, rel, &wc->start, &wc->end);
+		wc->table = wc->rule ? table : NULL;
 	}
-	return rc->rule;
+	return wc->rule;
 }
 
 /* Step out of the frame at the current pc, using whatever describes it. */
 static enum uw_stop walk_step(struct uw_regs *regs, u32 *flags, u32 walk_flags,
-			      const struct uw_walk_ops *ops, struct row_cache *rc)
+			      const struct uw_walk_ops *ops, struct walk_cache *wc)
 {
 	u64 pc = lookup_pc(regs, *flags);
 	const struct uwt_rule *rule = NULL;
-	struct uw_module mod;
 	enum uw_stop stop = UW_STOP_NO_TABLE;
 
-	if (ops->find(ops->ctx, pc, &mod))
+	if (!cached_find(wc, ops, pc))
 		stop = UW_STOP_NO_MODULE;
-	else if (mod.table)
-		rule = cached_lookup(rc, mod.table, pc - mod.bias);
+	else if (wc->mod.table)
+		rule = cached_lookup(wc, wc->mod.table, pc - wc->mod.bias);
 	if (rule && rule->kind != UWT_NONE)
 		return uw_apply_rule(rule, regs, flags, ops->read, ops->ctx);
 	if ((walk_flags & UW_WALK_FP_FALLBACK) && fp_step(regs, flags, ops))
@@ -416,7 +429,7 @@ void uw_walk(const struct uw_regs *start, u32 flags,
 	struct uw_regs regs = *start;
 	u32 fflags = (flags & UW_WALK_PC_IS_RA) ? 0 : UW_FRAME_EXACT_PC;
 	enum uw_stop stop = UW_STOP_NONE;
-	struct row_cache rc = { 0 };
+	struct walk_cache wc = { 0 };
 
 	tr->nr = 0;
 	tr->inexact = 0;
@@ -442,7 +455,7 @@ void uw_walk(const struct uw_regs *start, u32 flags,
 		tr->pcs[tr->nr++] = pc;
 		tr->inexact += !!(fflags & UW_FRAME_INEXACT);
 		tr->stop_pc = pc;
-		stop = walk_step(&regs, &fflags, flags, ops, &rc);
+		stop = walk_step(&regs, &fflags, flags, ops, &wc);
 		if (!stop && ops->fixup_ra && !(fflags & UW_FRAME_SIGNAL))
 			regs.val[UWT_RIP] = ops->fixup_ra(ops->ctx,
 							  regs.val[UWT_RIP],

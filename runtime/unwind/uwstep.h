@@ -83,6 +83,7 @@ enum uw_stop uw_step(const void *table, u64 bias, struct uw_regs *regs,
 struct uw_module {
 	const void *table;
 	u64 bias;		/* runtime address - file vaddr */
+	u64 start, end;		/* optional: the pcs this answer holds for (the walk asks again outside) */
 };
 
 struct uw_walk_ops {
