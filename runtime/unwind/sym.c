@@ -632,10 +632,11 @@ static void put_str(struct sym_out *o, const char *s)
 }
 
 /* SystemTap's %p and %#lx: "0x" and lowercase digits, "0x0" for zero. */
-static void put_hex(struct sym_out *o, u64 v)
+UTAP_UNWIND_API
+int utap_sym_hex(char *out, u64 v)
 {
 	static const char digits[] = "0123456789abcdef";
-	char tmp[18];
+	char tmp[UTAP_SYM_HEX_MAX] UTAP_NOINIT;
 	int i = sizeof(tmp);
 
 	do {
@@ -644,7 +645,15 @@ static void put_hex(struct sym_out *o, u64 v)
 	} while (v);
 	tmp[--i] = 'x';
 	tmp[--i] = '0';
-	put_mem(o, tmp + i, sizeof(tmp) - i);
+	memcpy(out, tmp + i, sizeof(tmp) - i);
+	return sizeof(tmp) - i;
+}
+
+static void put_hex(struct sym_out *o, u64 v)
+{
+	char tmp[UTAP_SYM_HEX_MAX] UTAP_NOINIT;
+
+	put_mem(o, tmp, utap_sym_hex(tmp, v));
 }
 
 static void put_dec(struct sym_out *o, u64 v)
