@@ -45,4 +45,18 @@ typedef int64_t s64;
  */
 #define UTAP_OUTLINE static __attribute__((__noinline__, __unused__))
 
+/*
+ * A local the code fills before it reads it. The kernel builds with
+ * -ftrivial-auto-var-init=zero, which otherwise clears it on every entry
+ * (a rep stos per array, per unwound frame).
+ */
+#if defined(__has_attribute)
+#if __has_attribute(__uninitialized__)
+#define UTAP_NOINIT __attribute__((__uninitialized__))
+#endif
+#endif
+#ifndef UTAP_NOINIT
+#define UTAP_NOINIT
+#endif
+
 #endif /* UTAP_PORT_H */

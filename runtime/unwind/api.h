@@ -14,4 +14,14 @@
 #define UTAP_UNWIND_API
 #endif
 
+/*
+ * The walk, which the module calls from one place: inlined there, its
+ * reader and finder become direct calls (an indirect one is a retpoline).
+ */
+#ifdef __KERNEL__
+#define UTAP_UNWIND_WALK static __always_inline
+#else
+#define UTAP_UNWIND_WALK
+#endif
+
 #endif /* UTAP_UNWIND_API_H */

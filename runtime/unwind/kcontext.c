@@ -93,7 +93,7 @@ bare:
 static void utap_kbacktrace_render(struct utap_context *c, unsigned mode, char *buf, size_t size)
 {
 	struct utap_kstack *ks = utap_kstack_get(c);
-	char marker[UTAP_RENDER_LINE];
+	char marker[UTAP_RENDER_LINE] UTAP_NOINIT;	/* written before it is read */
 
 	if (ks->none)
 		utap_sym_no_backtrace(marker, sizeof(marker), c->probe->pp, mode, true);

@@ -49,7 +49,7 @@ static void utap_render_frames(struct utap_context *c, const u64 *pcs, const u8 
 			       u8 inexact, u32 nr, const char *marker, unsigned mode,
 			       utap_addr_fmt fmt, char *buf, size_t size)
 {
-	char line[UTAP_RENDER_LINE];
+	char line[UTAP_RENDER_LINE] UTAP_NOINIT;	/* each address is formatted into it */
 	size_t used = 0;
 	u32 i;
 
@@ -61,10 +61,18 @@ static void utap_render_frames(struct utap_context *c, const u64 *pcs, const u8 
 	}
 	for (i = 0; i < nr; i++) {
 		unsigned m = mode;
+		int n;
 
-		if (flags && (flags[i] & inexact) && mode != UTAP_SYM_NONE)
-			m |= UTAP_SYM_INEXACT;
-		utap_render_put(c, line, fmt(line, sizeof(line), pcs[i], m), buf, size, &used);
+		if (mode == UTAP_SYM_NONE) {
+			/* ubacktrace(), backtrace(): hex and a space, nothing to look up */
+			n = utap_sym_hex(line, pcs[i]);
+			line[n++] = ' ';
+		} else {
+			if (flags && (flags[i] & inexact))
+				m |= UTAP_SYM_INEXACT;
+			n = fmt(line, sizeof(line), pcs[i], m);
+		}
+		utap_render_put(c, line, n, buf, size, &used);
 	}
 }
 

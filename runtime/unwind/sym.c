@@ -632,10 +632,11 @@ static void put_str(struct sym_out *o, const char *s)
 }
 
 /* SystemTap's %p and %#lx: "0x" and lowercase digits, "0x0" for zero. */
-static void put_hex(struct sym_out *o, u64 v)
+UTAP_UNWIND_API
+int utap_sym_hex(char *out, u64 v)
 {
 	static const char digits[] = "0123456789abcdef";
-	char tmp[18];
+	char tmp[UTAP_SYM_HEX_MAX] UTAP_NOINIT;
 	int i = sizeof(tmp);
 
 	do {
@@ -644,7 +645,15 @@ static void put_hex(struct sym_out *o, u64 v)
 	} while (v);
 	tmp[--i] = 'x';
 	tmp[--i] = '0';
-	put_mem(o, tmp + i, sizeof(tmp) - i);
+	memcpy(out, tmp + i, sizeof(tmp) - i);
+	return sizeof(tmp) - i;
+}
+
+static void put_hex(struct sym_out *o, u64 v)
+{
+	char tmp[UTAP_SYM_HEX_MAX] UTAP_NOINIT;
+
+	put_mem(o, tmp, utap_sym_hex(tmp, v));
 }
 
 static void put_dec(struct sym_out *o, u64 v)
@@ -677,6 +686,23 @@ struct sym_facts {
 	u64 size;		/* of the symbol, else of the module */
 	u32 line;		/* 0: unknown */
 };
+
+/*
+ * Facts about ADDR, none known yet. Field by field: the name buffer is
+ * only read after a lookup wrote it, and clearing its 512 bytes for every
+ * address cost a hex backtrace more than its digits.
+ */
+static void facts_init(struct sym_facts *f, u64 addr)
+{
+	f->addr = addr;
+	f->name = NULL;
+	f->name_buf[0] = 0;
+	f->mod = NULL;
+	f->file = NULL;
+	f->offset = 0;
+	f->size = 0;
+	f->line = 0;
+}
 
 static const char *basename_of(const char *path)
 {
@@ -887,8 +913,9 @@ int utap_sym_format(char *buf, size_t size, u64 addr, const struct utap_sym_ctx 
 		    unsigned mode)
 {
 	static const struct utap_sym_ctx nothing;
-	struct sym_facts f = { .addr = addr };
+	struct sym_facts f UTAP_NOINIT;
 
+	facts_init(&f, addr);
 	/* SystemTap looks nothing up for address 0 */
 	if (!ctx || addr == 0)
 		ctx = &nothing;
@@ -901,8 +928,9 @@ UTAP_UNWIND_API
 int utap_sym_format_known(char *buf, size_t size, u64 addr, const char *name, u64 offset,
 			  u64 symsize, const char *mod, unsigned mode)
 {
-	struct sym_facts f = { .addr = addr };
+	struct sym_facts f UTAP_NOINIT;
 
+	facts_init(&f, addr);
 	if (addr && name && (mode & (UTAP_SYM_SYMBOL | UTAP_SYM_MODULE))) {
 		f.name = name[0] == '.' ? name + 1 : name;
 		f.offset = offset;

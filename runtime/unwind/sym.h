@@ -196,6 +196,15 @@ int utap_sym_format(char *buf, size_t size, u64 addr, const struct utap_sym_ctx 
 		    unsigned mode);
 
 /*
+ * ADDR in hex, "0x" and its digits without leading zeros, into OUT (at
+ * least UTAP_SYM_HEX_MAX bytes, no NUL); returns the length. It is what
+ * UTAP_SYM_NONE prints of an address, before the space.
+ */
+#define UTAP_SYM_HEX_MAX 18
+UTAP_UNWIND_API
+int utap_sym_hex(char *out, u64 addr);
+
+/*
  * The same, for a symbol found elsewhere (the kernel's kallsyms): NAME at
  * OFFSET in a symbol of SYMSIZE bytes, in module MOD (NULL: none). NAME
  * NULL means nothing is known: the address is printed.

@@ -119,7 +119,7 @@ static enum utap_ustate utap_uregs(struct utap_context *c, struct uw_regs *r, u3
 		return UTAP_USTACK_NONE;
 	if (!user_64bit_mode(regs))
 		return UTAP_USTACK_COMPAT;
-	memset(r, 0, sizeof(*r));
+	r->known = 0;		/* every value is set below */
 	uw_set(r, UWT_RAX, regs->ax);
 	uw_set(r, UWT_RDX, regs->dx);
 	uw_set(r, UWT_RCX, regs->cx);
@@ -213,6 +213,8 @@ static int utap_ufind(void *ctx, u64 pc, struct uw_module *mod)
 	}
 	mod->table = w->last.mod ? w->last.mod->uw : NULL;
 	mod->bias = w->last.bias;
+	mod->start = w->last.start;
+	mod->end = w->last.end;
 	if (!mod->table)
 		utap_note_missing(&w->last);
 	return 0;
@@ -237,8 +239,8 @@ static u64 utap_ufixup_ra(void *ctx, u64 ra, u64 sp)
 static struct utap_ustack *utap_ustack_get(struct utap_context *c)
 {
 	struct utap_ustack *us = &c->ustack;
-	struct uw_regs regs;
-	struct utap_uwalk w = { 0 };
+	struct uw_regs regs UTAP_NOINIT;
+	struct utap_uwalk w UTAP_NOINIT;
 	struct uw_walk_ops ops = {
 		.read = utap_uw_read,
 		.find = utap_ufind,
@@ -253,6 +255,7 @@ static struct utap_ustack *utap_ustack_get(struct utap_context *c)
 
 	if (us->valid)
 		return us;
+	w.have_last = false;
 	us->valid = true;
 	us->state = utap_uregs(c, &regs, &flags);
 	us->nr = 0;
@@ -299,8 +302,8 @@ static void utap_usym_ctx(u64 addr, struct utap_umap *m, struct utap_sym_ctx *sc
 /* One address in a SystemTap symbol mode, into buf; returns the full length. */
 static int utap_usym_format(char *buf, size_t size, u64 addr, unsigned mode)
 {
-	struct utap_umap m;
-	struct utap_sym_ctx sc;
+	struct utap_umap m UTAP_NOINIT;		/* both filled by the lookup */
+	struct utap_sym_ctx sc UTAP_NOINIT;
 	bool found;
 
 	/* hex only (ubacktrace()): nothing to look up */
@@ -318,7 +321,7 @@ static int utap_usym_format(char *buf, size_t size, u64 addr, unsigned mode)
 static void utap_ubacktrace_render(struct utap_context *c, unsigned mode, char *buf, size_t size)
 {
 	struct utap_ustack *us = utap_ustack_get(c);
-	char marker[UTAP_RENDER_LINE];
+	char marker[UTAP_RENDER_LINE] UTAP_NOINIT;	/* written before it is read */
 
 	if (us->state == UTAP_USTACK_COMPAT && (mode & UTAP_SYM_SYMBOL))
 		/* a 32-bit task's marker says why (hex mode: stap's bare newline) */

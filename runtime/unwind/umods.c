@@ -195,9 +195,16 @@ static bool utap_umap_mod_bias(struct utap_umap *m)
 static bool utap_umap_fill(struct mm_struct *mm, struct vm_area_struct *vma,
 			   struct utap_umap *out, bool in_probe)
 {
-	memset(out, 0, sizeof(*out));
+	/* field by field: the path is only read when set */
 	out->start = vma->vm_start;
 	out->end = vma->vm_end;
+	out->bias = 0;
+	out->mod = NULL;
+	out->inode = NULL;
+	out->off = 0;
+	out->ext_start = 0;
+	out->ext_end = 0;
+	out->path[0] = 0;
 	if (!vma->vm_file) {
 		/* the vDSO has no file: its tables come from the runner's copy of the image */
 		out->mod = smp_load_acquire(&utap_vdso_mod);
@@ -235,6 +242,91 @@ static void utap_umap_refresh(struct utap_umap *m)
 }
 
 /*
+ * The last mappings of files with tables that lookups filled in, per CPU:
+ * the walks of a process meet the same few, and filling one in costs more
+ * than finding its vma. An entry holds while the vma found says the same
+ * (address space, range, file offset, inode): a file's state lives until
+ * the module exits, so one inode stays one file's tables. Entries are read
+ * and written with interrupts off (an NMI never looks up), so none is seen
+ * half written.
+ */
+#define UTAP_UMAP_HITS 4
+
+struct utap_umap_hit {
+	const struct mm_struct *mm;	/* identity only; NULL: empty */
+	u64 start, end, off;
+	struct inode *inode;
+	struct utap_umod *mod;
+	u64 bias, ext_start, ext_end;
+};
+
+struct utap_umap_hits {
+	struct utap_umap_hit hit[UTAP_UMAP_HITS];
+	unsigned int next;
+};
+
+static DEFINE_PER_CPU(struct utap_umap_hits, utap_umap_hits);
+
+static bool utap_umap_hit_is(const struct utap_umap_hit *h, const struct mm_struct *mm,
+			     const struct vm_area_struct *vma)
+{
+	return h->mm == mm && h->start == vma->vm_start && h->end == vma->vm_end &&
+	       h->off == (u64)vma->vm_pgoff << PAGE_SHIFT && vma->vm_file &&
+	       h->inode == file_inode(vma->vm_file);
+}
+
+/* OUT from a remembered fill of VMA; false when there is none. */
+static bool utap_umap_hit_get(struct mm_struct *mm, struct vm_area_struct *vma,
+			      struct utap_umap *out)
+{
+	struct utap_umap_hits *hs;
+	unsigned long flags;
+	bool found = false;
+	int i;
+
+	local_irq_save(flags);
+	hs = this_cpu_ptr(&utap_umap_hits);
+	for (i = 0; i < UTAP_UMAP_HITS && !found; i++) {
+		const struct utap_umap_hit *h = &hs->hit[i];
+
+		if (!utap_umap_hit_is(h, mm, vma))
+			continue;
+		out->start = h->start;
+		out->end = h->end;
+		out->off = h->off;
+		out->inode = h->inode;
+		out->mod = h->mod;
+		out->bias = h->bias;
+		out->ext_start = h->ext_start;
+		out->ext_end = h->ext_end;
+		out->path[0] = 0;
+		found = true;
+	}
+	local_irq_restore(flags);
+	return found;
+}
+
+/* Remember a fill of a mapping of a file with tables. */
+static void utap_umap_hit_put(struct mm_struct *mm, const struct utap_umap *m)
+{
+	struct utap_umap_hits *hs;
+	struct utap_umap_hit *h;
+	unsigned long flags;
+
+	if (!m->mod || !m->inode)
+		return;		/* a file without tables may get them: filled each time */
+	local_irq_save(flags);
+	hs = this_cpu_ptr(&utap_umap_hits);
+	h = &hs->hit[hs->next];
+	hs->next = (hs->next + 1) % UTAP_UMAP_HITS;
+	*h = (struct utap_umap_hit){
+		.mm = mm, .start = m->start, .end = m->end, .off = m->off, .inode = m->inode,
+		.mod = m->mod, .bias = m->bias, .ext_start = m->ext_start, .ext_end = m->ext_end,
+	};
+	local_irq_restore(flags);
+}
+
+/*
  * Looks the address up in current's mappings. Probe context cannot sleep, so
  * the mmap lock is only tried; in NMI context it is not taken at all.
  */
@@ -247,8 +339,14 @@ static int utap_umap_find(u64 addr, struct utap_umap *out)
 	if (!mm || in_nmi() || !mmap_read_trylock(mm))
 		return -EAGAIN;
 	vma = find_vma(mm, addr);
-	if (vma && vma->vm_start <= addr && utap_umap_fill(mm, vma, out, true))
-		rc = 0;
+	if (vma && vma->vm_start <= addr) {
+		if (utap_umap_hit_get(mm, vma, out)) {
+			rc = 0;
+		} else if (utap_umap_fill(mm, vma, out, true)) {
+			utap_umap_hit_put(mm, out);
+			rc = 0;
+		}
+	}
 	mmap_read_unlock(mm);
 	return rc;
 }
@@ -273,32 +371,58 @@ static struct utap_seen_map utap_seen[UTAP_SEEN_MAPS];
 static unsigned int utap_seen_next, utap_seen_count;
 static DEFINE_RAW_SPINLOCK(utap_seen_lock);
 
-/* What this CPU remembered last: walks repeat the same mappings, skip them cheaply. */
+/*
+ * What this CPU remembered last: walks repeat the same few mappings (a
+ * program and its libc, in turn), skip them cheaply.
+ */
+#define UTAP_SEEN_LAST 4
+
 struct utap_seen_last {
 	const struct mm_struct *mm;
 	u64 start, end;
 	const struct utap_umod *mod;
 };
 
-static DEFINE_PER_CPU(struct utap_seen_last, utap_seen_last);
+struct utap_seen_lasts {
+	struct utap_seen_last last[UTAP_SEEN_LAST];
+	unsigned int next;
+};
+
+static DEFINE_PER_CPU(struct utap_seen_lasts, utap_seen_last);
+
+/* True when this CPU remembered M lately; else it becomes one of those. */
+static bool utap_seen_lately(const struct utap_umap *m)
+{
+	struct utap_seen_lasts *ls = get_cpu_ptr(&utap_seen_last);
+	struct utap_seen_last *l;
+	int i;
+
+	for (i = 0; i < UTAP_SEEN_LAST; i++) {
+		l = &ls->last[i];
+		if (l->mm == current->mm && l->start == m->start && l->end == m->end &&
+		    l->mod == m->mod) {
+			put_cpu_ptr(&utap_seen_last);
+			return true;
+		}
+	}
+	l = &ls->last[ls->next];
+	ls->next = (ls->next + 1) % UTAP_SEEN_LAST;
+	l->mm = current->mm;
+	l->start = m->start;
+	l->end = m->end;
+	l->mod = m->mod;
+	put_cpu_ptr(&utap_seen_last);
+	return false;
+}
 
 static void utap_seen_add(const struct utap_umap *m)
 {
-	struct utap_seen_last *last = get_cpu_ptr(&utap_seen_last);
 	pid_t tgid = current->tgid;
 	unsigned long flags;
 	unsigned int i;
 
-	if (last->mm == current->mm && last->start == m->start && last->end == m->end &&
-	    last->mod == m->mod) {
-		put_cpu_ptr(&utap_seen_last);
+	if (utap_seen_lately(m))
 		return;
-	}
-	last->mm = current->mm;
-	last->start = m->start;
-	last->end = m->end;
-	last->mod = m->mod;
-	put_cpu_ptr(&utap_seen_last);
 	if (!raw_spin_trylock_irqsave(&utap_seen_lock, flags))
 		return;		/* remembering is best effort: never wait in a probe */
 	for (i = 0; i < utap_seen_count; i++)

@@ -35,6 +35,9 @@ const char *uw_stop_name(enum uw_stop stop)
 
 static const u8 saved_regs[UWT_NR_SAVED] = UWT_SAVED_REGS;
 
+#define UW_SAVED_MASK	(UW_BIT(UWT_RBX) | UW_BIT(UWT_RBP) | UW_BIT(UWT_R12) | \
+			 UW_BIT(UWT_R13) | UW_BIT(UWT_R14) | UW_BIT(UWT_R15))
+
 /* rt_sigframe gregs order -> DWARF register number */
 static const u8 greg_regs[UWT_SIGFRAME_NR_GREGS] = {
 	UWT_R8, UWT_R9, UWT_R10, UWT_R11, UWT_R12, UWT_R13, UWT_R14, UWT_R15,
@@ -156,7 +159,7 @@ static bool restore_saved(const struct uwt_rule *rule, int i, u64 cfa,
 static enum uw_stop signal_step(struct uw_regs *regs, u32 *flags,
 				uw_read_fn read, void *ctx)
 {
-	u64 gregs[UWT_SIGFRAME_NR_GREGS], sp;
+	u64 gregs[UWT_SIGFRAME_NR_GREGS] UTAP_NOINIT, sp;
 	int i;
 
 	if (!get_reg(regs, UWT_RSP, &sp))
@@ -204,11 +207,77 @@ static enum uw_stop caller_ra(const struct uwt_rule *rule,
 	return UW_STOP_NONE;
 }
 
+/*
+ * The frame most rows describe: CFA = register + offset, the RA and every
+ * register the rule saves at the CFA, the caller's SP the CFA. Most frames
+ * take this path, so it has no branch per register slot: OFF[i] is slot
+ * i's CFA offset (the RA's when the slot is not saved), *AT the registers
+ * saved (UW_BIT), [*LO, *HI] the offsets the RA and the saves span.
+ */
+static bool plain_frame(const struct uwt_rule *rule, s32 *off, u32 *at, s32 *lo, s32 *hi)
+{
+	s32 l = rule->ra_off, h = rule->ra_off;
+	u32 m = 0, other = 0;
+	int i;
+
+	for (i = 0; i < UWT_NR_SAVED; i++) {
+		u32 how = rule->save_how[i];
+		u32 is_at = how == UWT_SAVE_HOW(UWT_SAVE_AT_CFA, 0);
+
+		/* SAME is 0, AT_CFA 2: any other bit is another kind */
+		other |= how & ~(u32)UWT_SAVE_HOW(UWT_SAVE_AT_CFA, 0);
+		off[i] = is_at ? UWT_SAVE_OFF(rule, i) : rule->ra_off;
+		l = off[i] < l ? off[i] : l;
+		h = off[i] > h ? off[i] : h;
+		m |= is_at << saved_regs[i];
+	}
+	*at = m;
+	*lo = l;
+	*hi = h;
+	return !other && rule->kind == UWT_CFA_REG && rule->ra_how == UWT_RA_AT_CFA &&
+	       rule->sp_reg == UWT_SP_IS_CFA && h - l + 8 <= SAVE_WINDOW;
+}
+
+/*
+ * A plain frame in one read: what the general path below computes for it,
+ * without its per-register dispatch. Anything unusual (an unknown base, a
+ * window that does not read) is left to the general path: UW_NR_STOPS.
+ */
+static enum uw_stop plain_step(const struct uwt_rule *rule, struct uw_regs *regs,
+			       u32 *flags, uw_read_fn read, void *ctx)
+{
+	u64 win[SAVE_WINDOW / 8] UTAP_NOINIT, cfa;
+	s32 off[UWT_NR_SAVED] UTAP_NOINIT, lo, hi;
+	enum uw_stop stop;
+	u32 at;
+	int i;
+
+	if (!plain_frame(rule, off, &at, &lo, &hi) || !uw_known(regs, rule->cfa_reg))
+		return UW_NR_STOPS;
+	cfa = regs->val[rule->cfa_reg] + (s64)rule->cfa_off;
+	if (read(ctx, cfa + (s64)lo, win, hi - lo + 8))
+		return UW_NR_STOPS;
+	stop = check_caller_sp(rule, regs, cfa);
+	if (stop)
+		return stop;
+	for (i = 0; i < UWT_NR_SAVED; i++) {
+		u64 *v = &regs->val[saved_regs[i]];
+
+		*v = at & UW_BIT(saved_regs[i]) ? win[(off[i] - lo) / 8] : *v;
+	}
+	regs->val[UWT_RIP] = win[(rule->ra_off - lo) / 8];
+	regs->val[UWT_RSP] = cfa;
+	/* the registers the rule leaves alone keep their value and known bit */
+	regs->known = UW_BIT(UWT_RSP) | UW_BIT(UWT_RIP) | (regs->known & UW_SAVED_MASK) | at;
+	*flags = 0;
+	return UW_STOP_NONE;
+}
+
 UTAP_UNWIND_API
 enum uw_stop uw_apply_rule(const struct uwt_rule *rule, struct uw_regs *regs,
 			   u32 *flags, uw_read_fn read, void *ctx)
 {
-	u64 cfa, ra, sp, win[SAVE_WINDOW / 8], saved[UWT_NR_SAVED];
+	u64 cfa, ra, sp, win[SAVE_WINDOW / 8] UTAP_NOINIT, saved[UWT_NR_SAVED] UTAP_NOINIT;
 	u32 known = UW_BIT(UWT_RSP) | UW_BIT(UWT_RIP);
 	bool have_win = false;
 	enum uw_stop stop;
@@ -219,6 +288,9 @@ enum uw_stop uw_apply_rule(const struct uwt_rule *rule, struct uw_regs *regs,
 		return signal_step(regs, flags, read, ctx);
 	if (rule->ra_how == UWT_RA_UNDEF)
 		return UW_STOP_END;
+	stop = plain_step(rule, regs, flags, read, ctx);
+	if (stop != UW_NR_STOPS)
+		return stop;
 	stop = rule_cfa(rule, regs, read, ctx, &cfa);
 	if (stop)
 		return stop;
@@ -280,7 +352,7 @@ static bool fp_step(struct uw_regs *regs, u32 *flags,
 		    const struct uw_walk_ops *ops)
 {
 	struct uw_module mod;
-	u64 fp, sp, frame[2];
+	u64 fp, sp, frame[2] UTAP_NOINIT;
 
 	if (!get_reg(regs, UWT_RBP, &fp) || !get_reg(regs, UWT_RSP, &sp))
 		return false;
@@ -299,37 +371,50 @@ static bool fp_step(struct uw_regs *regs, u32 *flags,
 }
 
 /*
- * The row the last frame used: frames of one function (recursion, a loop
- * of callbacks) share it, and a lookup decodes a group of rows.
+ * What the last frame used: its module while the pcs stay in the range the
+ * finder said it holds for (a program's frames, then its library's), and
+ * its row, which frames of one function (recursion, a loop of callbacks)
+ * share; a lookup decodes up to half a group of rows.
  */
-struct row_cache {
+struct walk_cache {
+	struct uw_module mod;
 	const void *table;
-	u64 start, end;		/* file-relative */
+	u64 start, end;		/* the row's, file-relative */
 	const struct uwt_rule *rule;
 };
 
-static const struct uwt_rule *cached_lookup(struct row_cache *rc, const void *table, u64 rel)
+static bool cached_find(struct walk_cache *wc, const struct uw_walk_ops *ops, u64 pc)
 {
-	if (rc->table != table || rel < rc->start || rel >= rc->end) {
-		rc->rule = uw_table_lookup_range(table, rel, &rc->start, &rc->end);
-		rc->table = rc->rule ? table : NULL;
+	if (pc - wc->mod.start < wc->mod.end - wc->mod.start)
+		return true;
+	memset(&wc->mod, 0, sizeof(wc->mod));
+	if (!ops->find(ops->ctx, pc, &wc->mod))
+		return true;
+	memset(&wc->mod, 0, sizeof(wc->mod));
+	return false;
+}
+
+static const struct uwt_rule *cached_lookup(struct walk_cache *wc, const void *table, u64 rel)
+{
+	if (wc->table != table || rel < wc->start || rel >= wc->end) {
+		wc->rule = uw_table_lookup_range(table, rel, &wc->start, &wc->end);
+		wc->table = wc->rule ? table : NULL;
 	}
-	return rc->rule;
+	return wc->rule;
 }
 
 /* Step out of the frame at the current pc, using whatever describes it. */
 static enum uw_stop walk_step(struct uw_regs *regs, u32 *flags, u32 walk_flags,
-			      const struct uw_walk_ops *ops, struct row_cache *rc)
+			      const struct uw_walk_ops *ops, struct walk_cache *wc)
 {
 	u64 pc = lookup_pc(regs, *flags);
 	const struct uwt_rule *rule = NULL;
-	struct uw_module mod;
 	enum uw_stop stop = UW_STOP_NO_TABLE;
 
-	if (ops->find(ops->ctx, pc, &mod))
+	if (!cached_find(wc, ops, pc))
 		stop = UW_STOP_NO_MODULE;
-	else if (mod.table)
-		rule = cached_lookup(rc, mod.table, pc - mod.bias);
+	else if (wc->mod.table)
+		rule = cached_lookup(wc, wc->mod.table, pc - wc->mod.bias);
 	if (rule && rule->kind != UWT_NONE)
 		return uw_apply_rule(rule, regs, flags, ops->read, ops->ctx);
 	if ((walk_flags & UW_WALK_FP_FALLBACK) && fp_step(regs, flags, ops))
@@ -337,14 +422,14 @@ static enum uw_stop walk_step(struct uw_regs *regs, u32 *flags, u32 walk_flags,
 	return stop;
 }
 
-UTAP_UNWIND_API
+UTAP_UNWIND_WALK
 void uw_walk(const struct uw_regs *start, u32 flags,
 	     const struct uw_walk_ops *ops, struct uw_trace *tr)
 {
 	struct uw_regs regs = *start;
 	u32 fflags = (flags & UW_WALK_PC_IS_RA) ? 0 : UW_FRAME_EXACT_PC;
 	enum uw_stop stop = UW_STOP_NONE;
-	struct row_cache rc = { 0 };
+	struct walk_cache wc = { 0 };
 
 	tr->nr = 0;
 	tr->inexact = 0;
@@ -370,7 +455,7 @@ void uw_walk(const struct uw_regs *start, u32 flags,
 		tr->pcs[tr->nr++] = pc;
 		tr->inexact += !!(fflags & UW_FRAME_INEXACT);
 		tr->stop_pc = pc;
-		stop = walk_step(&regs, &fflags, flags, ops, &rc);
+		stop = walk_step(&regs, &fflags, flags, ops, &wc);
 		if (!stop && ops->fixup_ra && !(fflags & UW_FRAME_SIGNAL))
 			regs.val[UWT_RIP] = ops->fixup_ra(ops->ctx,
 							  regs.val[UWT_RIP],

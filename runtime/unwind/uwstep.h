@@ -83,6 +83,7 @@ enum uw_stop uw_step(const void *table, u64 bias, struct uw_regs *regs,
 struct uw_module {
 	const void *table;
 	u64 bias;		/* runtime address - file vaddr */
+	u64 start, end;		/* optional: the pcs this answer holds for (the walk asks again outside) */
 };
 
 struct uw_walk_ops {
@@ -112,7 +113,7 @@ struct uw_trace {
 };
 
 /* Walk from START; fills TR. Never reads memory other than through OPS->read. */
-UTAP_UNWIND_API
+UTAP_UNWIND_WALK
 void uw_walk(const struct uw_regs *start, u32 flags,
 	     const struct uw_walk_ops *ops, struct uw_trace *tr);
 

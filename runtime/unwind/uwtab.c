@@ -4,7 +4,7 @@
  *
  * Rows are packed in groups (uwtab_format.h); one small decoder serves
  * the validator, which runs it over every group once, and the lookup,
- * which runs it over one group.
+ * which runs it over half a group at most (from its start or midpoint).
  *
  * Pure core: port.h only, bounded loops, no allocation.
  */
@@ -15,7 +15,7 @@
 
 _Static_assert(sizeof(struct uwt_header) == 104, "uwt_header layout");
 _Static_assert(sizeof(struct uwt_rule) == 24, "uwt_rule layout");
-_Static_assert(sizeof(struct uwt_group) == 8, "uwt_group layout");
+_Static_assert(sizeof(struct uwt_group) == 12, "uwt_group layout");
 
 static const struct uwt_rule *tab_rules(const struct uwt_header *h)
 {
@@ -96,11 +96,11 @@ static bool cursor_next(struct row_cursor *c, bool first)
 	if (!c->left || c->p >= c->end)
 		return false;
 	b = *c->p++;
-	nib = b & 15;
-	rule = b >> 4;
+	nib = b & UWT_DELTA_ESC;
+	rule = b >> UWT_DELTA_BITS;
 	if (first && nib)
 		return false;	/* a group's first start is the group's */
-	if (nib == 15 && !get_uleb(&c->p, c->end, &ext))
+	if (nib == UWT_DELTA_ESC && !get_uleb(&c->p, c->end, &ext))
 		return false;
 	if (!first) {
 		start = (u64)c->start + nib + ext + 1;
@@ -108,7 +108,7 @@ static bool cursor_next(struct row_cursor *c, bool first)
 			return false;
 		c->start = (u32)start;
 	}
-	if (rule == 15) {
+	if (rule == UWT_RULE_ESC) {
 		if (!get_uleb(&c->p, c->end, &ext) || ext > UWT_MAX_RULES)
 			return false;
 		rule += ext;
@@ -198,16 +198,27 @@ static int check_rule(const struct uwt_rule *r)
 }
 
 /*
+ * A group's midpoint names its row UWT_MID_ROW, which starts MID_START
+ * bytes after the group at byte MID_DATA of its bytes; or it is absent.
+ */
+static bool mid_ok(const struct uwt_group *gr, u32 rows, u32 mid_start, u32 mid_data)
+{
+	if (gr->mid_start == UWT_NO_MID || gr->mid_data == UWT_NO_MID)
+		return gr->mid_start == gr->mid_data;
+	return rows > UWT_MID_ROW && gr->mid_start == mid_start && gr->mid_data == mid_data;
+}
+
+/*
  * Decode every group: its bytes in order and exactly used up, starts
  * strictly ascending across the table and inside the text range, the
- * first at 0, every rule valid.
+ * first at 0, every rule valid, the midpoint where it says.
  */
 static int check_groups(const struct uwt_header *h)
 {
 	const struct uwt_group *gr = tab_groups(h);
 	u64 span = h->text_end - h->text_start;
 	struct row_cursor c;
-	u32 g, prev = 0;
+	u32 g, i, prev = 0, mid_start = 0, mid_data = 0;
 
 	if (h->nr_groups && (gr[0].start != 0 || gr[0].data != 0))
 		return -EINVAL;
@@ -216,12 +227,18 @@ static int check_groups(const struct uwt_header *h)
 		    (g && (gr[g].data < gr[g - 1].data || gr[g].start <= prev)))
 			return -EINVAL;
 		cursor_init(&c, h, g);
-		if (!cursor_next(&c, true))
-			return -EINVAL;
-		while (c.left)
-			if (!cursor_next(&c, false))
+		for (i = 0; c.left; i++) {
+			const u8 *at = c.p;
+
+			if (!cursor_next(&c, i == 0))
 				return -EINVAL;
-		if (c.p != c.end || c.start >= span)
+			if (i == UWT_MID_ROW) {
+				mid_start = c.start - gr[g].start;
+				mid_data = (u32)(at - ((const u8 *)h + h->data_off)) - gr[g].data;
+			}
+		}
+		if (c.p != c.end || c.start >= span ||
+		    !mid_ok(&gr[g], group_rows(h, g), mid_start, mid_data))
 			return -EINVAL;
 		prev = c.start;
 	}
@@ -305,49 +322,77 @@ static u32 read_uleb(const u8 **p)
 	return v;
 }
 
+/* Past a ULEB128 of a validated table. */
+static const u8 *skip_uleb(const u8 *p)
+{
+	while (*p++ & 0x80)
+		;
+	return p;
+}
+
+/* The value of the ULEB128 at P: most take one byte. */
+static u32 uleb_at(const u8 *p)
+{
+	return *p & 0x80 ? read_uleb(&p) : *p;
+}
+
+/* The row after the one at P (a validated table's). */
+static const u8 *skip_row(const u8 *p)
+{
+	u8 b = *p++;
+
+	if ((b & UWT_DELTA_ESC) == UWT_DELTA_ESC)
+		p = skip_uleb(p);
+	if (b >> UWT_DELTA_BITS == UWT_RULE_ESC)
+		p = skip_uleb(p);
+	return p;
+}
+
 /*
- * The rule of the row covering OFF, and the row's [start, end). The rows
- * before it are only skipped (deltas summed, rule escapes stepped over):
- * a lookup costs a few instructions per row of the group.
+ * The rule of the row covering OFF, and the row's [start, end). Decoding
+ * starts at the group's first row or its midpoint, whichever is the last
+ * at or before OFF; the rows before OFF's are only skipped (deltas summed,
+ * rule escapes stepped over): a few instructions per row, at most half a
+ * group of them.
  */
 static const struct uwt_rule *find_row(const struct uwt_header *h, u32 off,
 				       u64 *start, u64 *end)
 {
 	u32 g = find_group(h, off);
-	const struct uwt_group *gr = tab_groups(h);
-	const u8 *p = (const u8 *)h + h->data_off + gr[g].data, *row = p;
-	u32 left = group_rows(h, g), at = gr[g].start, next, rule;
+	const struct uwt_group *gr = &tab_groups(h)[g];
+	const u8 *p = (const u8 *)h + h->data_off + gr->data;
+	u32 left = group_rows(h, g), at = gr->start, next, rule;
 
-	for (;;) {
-		u8 b = *p++;		/* the current row's byte: step over its escapes */
+	if (gr->mid_start != UWT_NO_MID && off - at >= gr->mid_start) {
+		p += gr->mid_data;
+		at += gr->mid_start;
+		left -= UWT_MID_ROW;
+	}
+	for (;;) {		/* p: the row starting at AT */
+		u8 b = *p;
+		const u8 *q = p + 1;	/* the next row, unless this one has escapes */
+		u32 d;
 
-		if ((b & 15) == 15)
-			read_uleb(&p);
-		if (b >> 4 == 15)
-			read_uleb(&p);
+		if (unlikely(((b & UWT_DELTA_ESC) == UWT_DELTA_ESC) |
+			     (b >> UWT_DELTA_BITS == UWT_RULE_ESC)))
+			q = skip_row(p);
 		if (!--left) {
-			next = g + 1 < h->nr_groups ? gr[g + 1].start :
+			next = g + 1 < h->nr_groups ? gr[1].start :
 			       (u32)(h->text_end - h->text_start);
 			break;
 		}
-		b = *p;			/* the next row's delta */
-		next = at + (b & 15) + 1;
-		if ((b & 15) == 15) {
-			const u8 *q = p + 1;
-
-			next += read_uleb(&q);
-		}
+		d = *q & UWT_DELTA_ESC;
+		if (unlikely(d == UWT_DELTA_ESC))
+			d += uleb_at(q + 1);
+		next = at + d + 1;
 		if (next > off)
 			break;
 		at = next;
-		row = p;
+		p = q;
 	}
-	rule = *row >> 4;
-	if (rule == 15) {
-		if ((*row++ & 15) == 15)
-			read_uleb(&row);
-		rule += read_uleb(&row);
-	}
+	rule = *p >> UWT_DELTA_BITS;
+	if (rule == UWT_RULE_ESC)
+		rule += uleb_at((*p & UWT_DELTA_ESC) == UWT_DELTA_ESC ? skip_uleb(p + 1) : p + 1);
 	*start = at;
 	*end = next;
 	return &tab_rules(h)[rule];

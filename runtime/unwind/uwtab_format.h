@@ -18,20 +18,24 @@
  *
  * Rows (start, rule) are kept in groups of UWT_GROUP_ROWS (the last one
  * may be shorter); a group gives its first row's start (bytes from
- * text_start) and where its bytes begin. A row is one byte, the start
- * delta in the low nibble and the rule in the high one, each followed by
- * a ULEB128 extension when the nibble is 15:
+ * text_start) and where its bytes begin, and the same, relative to those,
+ * of its row UWT_MID_ROW (its midpoint), so a lookup decodes at most half
+ * a group. A row is one byte, the start delta in the low 3 bits and the
+ * rule in the high 5, each followed by a ULEB128 extension when its field
+ * is all ones:
  *   delta: the first row of a group has 0 (its start is the group's);
- *          else start - previous start - 1, 15 meaning 15 + the ULEB;
- *   rule:  the rule's index, 15 meaning 15 + the ULEB.
- * Rules are sorted by use, so most rows take one byte (a third of the
- * 4-byte row of version 1), and a lookup steps over the rows before its
- * own with a nibble test or two (a move-to-front list of recent rules packs
- * 4% tighter, but a lookup then decodes every rule before its own). A
- * group's bytes end where the next group's begin. The text range
- * [text_start, text_end) is cut into blocks of 1 << block_shift bytes; blocks[b] is the last group
- * starting at or before block b, so a lookup binary-searches the few
- * groups between blocks[b] and blocks[b + 1] and decodes at most one group.
+ *          else start - previous start - 1, 7 meaning 7 + the ULEB;
+ *   rule:  the rule's index, 31 meaning 31 + the ULEB.
+ * Rules are sorted by use, so most rows take one byte, and a lookup steps
+ * over the rows before its own with a test or two of the byte (a
+ * move-to-front list of recent rules packs tighter, but a lookup then
+ * decodes every rule before its own). A group's bytes end where the next
+ * group's begin. A midpoint that does not fit its 16-bit fields (or a
+ * group without one) is UWT_NO_MID in both. The text range
+ * [text_start, text_end) is cut into blocks of 1 << block_shift bytes;
+ * blocks[b] is the last group starting at or before block b, so a lookup
+ * binary-searches the few groups between blocks[b] and blocks[b + 1] and
+ * decodes at most half of one group.
  *
  * Row rules say how to compute the caller's frame from this frame:
  *   CFA  = base register + cfa_off              (UWT_CFA_REG)
@@ -55,8 +59,13 @@
 #endif
 
 #define UWT_MAGIC		0x31545755u	/* "UWT1" */
-#define UWT_VERSION		2
+#define UWT_VERSION		3
 #define UWT_GROUP_ROWS		32
+#define UWT_MID_ROW		16	/* the row a group's midpoint names */
+#define UWT_NO_MID		0xffffu
+#define UWT_DELTA_BITS		3	/* a row byte: delta | rule << UWT_DELTA_BITS */
+#define UWT_DELTA_ESC		7u
+#define UWT_RULE_ESC		31u
 #define UWT_BUILD_ID_MAX	32
 #define UWT_MIN_BLOCK_SHIFT	4
 #define UWT_MAX_BLOCK_SHIFT	16
@@ -166,6 +175,8 @@ struct uwt_rule {
 struct uwt_group {
 	u32 start;		/* first row's start, bytes from text_start */
 	u32 data;		/* its bytes, from data_off */
+	u16 mid_start;		/* row UWT_MID_ROW's start, from start; or UWT_NO_MID */
+	u16 mid_data;		/* its bytes, from data; or UWT_NO_MID */
 };
 
 #endif /* UTAP_UWTAB_FORMAT_H */

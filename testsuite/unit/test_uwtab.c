@@ -78,6 +78,89 @@ static void lookup_matches_reference(void)
 	CHECK_INT(uw_table_lookup(buf, 0x1107)->kind, UWT_NONE);
 }
 
+/*
+ * Rows N (100: three full groups and a short one) at irregular starts,
+ * every third row's start GAP further on, each row with its own CFA
+ * offset: the row a lookup returns is the one a linear search of ROWS
+ * finds, on both sides of every group's midpoint.
+ */
+static size_t many_rows(struct uwmk_row *rows, u32 n, u32 gap)
+{
+	u64 at = 0x40000;
+	u32 i;
+
+	for (i = 0; i < n; i++) {
+		rows[i] = (struct uwmk_row){ at, uwmk_cfa(UWT_RSP, 8 * (i + 1)) };
+		at += 1 + (i * 7) % 23 + (i % 3 == 2 ? gap : 0);
+	}
+	return uwmk_table(buf, sizeof(buf), rows, n, at + 5, 8);
+}
+
+static void check_every_pc(const struct uwmk_row *rows, u32 n)
+{
+	const struct uwt_header *h = (const void *)buf;
+	u64 pc, s, e;
+	u32 i = 0;
+
+	for (pc = rows[0].start; pc < h->text_end && !unit_failed_checks; pc++) {
+		const struct uwt_rule *r = uw_table_lookup_range(buf, pc, &s, &e);
+
+		while (i + 1 < n && rows[i + 1].start <= pc)
+			i++;
+		CHECK(r && r->cfa_off == rows[i].rule.cfa_off);
+		CHECK_HEX(s, rows[i].start);
+		CHECK_HEX(e, i + 1 < n ? rows[i + 1].start : h->text_end);
+		if (unit_failed_checks)
+			fprintf(stderr, "  at pc %#llx, row %u\n", (unsigned long long)pc, i);
+	}
+}
+
+static void midpoints_find_the_row(void)
+{
+	static struct uwmk_row rows[100];
+	const struct uwt_header *h = (const void *)buf;
+	struct uwt_group *gr;
+	size_t len = many_rows(rows, 100, 0);
+
+	CHECK(len > 0);
+	CHECK_INT(uw_table_validate(buf, len), 0);
+	CHECK_INT(h->nr_groups, 4);
+	gr = (void *)((u8 *)buf + h->groups_off);
+	/* the three full groups have a midpoint, the 4-row one has none */
+	CHECK_HEX(gr[1].start + gr[1].mid_start, rows[UWT_GROUP_ROWS + UWT_MID_ROW].start - rows[0].start);
+	CHECK(gr[2].mid_data != UWT_NO_MID && gr[2].mid_data > 0);
+	CHECK_INT(gr[3].mid_start, UWT_NO_MID);
+	check_every_pc(rows, 100);
+	/* a midpoint one row off is refused, not followed */
+	gr[1].mid_start++;
+	CHECK_INT(uw_table_validate(buf, len), -EINVAL);
+	gr[1].mid_start--;
+	gr[1].mid_data--;
+	CHECK_INT(uw_table_validate(buf, len), -EINVAL);
+	gr[1].mid_data++;
+	/* without midpoints (as a builder may leave them) the same rows come back */
+	for (u32 g = 0; g < h->nr_groups; g++)
+		gr[g].mid_start = gr[g].mid_data = UWT_NO_MID;
+	CHECK_INT(uw_table_validate(buf, len), 0);
+	check_every_pc(rows, 100);
+}
+
+/* Midpoints more than 64 KiB into their group do not fit: left out, still found. */
+static void far_midpoints_left_out(void)
+{
+	static struct uwmk_row rows[40];
+	const struct uwt_header *h = (const void *)buf;
+	const struct uwt_group *gr;
+	size_t len = many_rows(rows, 40, 0x4000);
+
+	CHECK(len > 0);
+	CHECK_INT(uw_table_validate(buf, len), 0);
+	gr = (const void *)((const u8 *)buf + h->groups_off);
+	CHECK(rows[UWT_MID_ROW].start - rows[0].start > 0xffff);
+	CHECK_INT(gr[0].mid_start, UWT_NO_MID);
+	check_every_pc(rows, 40);
+}
+
 static void empty_table(void)
 {
 	size_t len = uwmk_table(buf, sizeof(buf), NULL, 0, 0x5000, 8);
@@ -134,7 +217,7 @@ static void truncation_rejected(void)
 static void corruptions_rejected(void)
 {
 	sample();
-	CHECK_INT(((struct uwt_header *)buf)->data_size, 9);	/* the bytes below */
+	CHECK_INT(((struct uwt_header *)buf)->data_size, 11);	/* the bytes below */
 	CORRUPT("magic", h->magic ^= 1);
 	CORRUPT("version", h->version = 1);
 	CORRUPT("header size", h->header_size = 64);
@@ -165,12 +248,14 @@ static void corruptions_rejected(void)
 	CORRUPT("first group start", groups[0].start = 1);
 	CORRUPT("first group bytes", groups[0].data = 1);
 	CORRUPT("data cut short", h->data_size--);
-	/* the rows: 00, 14, 2a, 3f e0 01, 07, 4f 19 */
+	/* the rows: 00, 0c, 17 03, 1f e8 01, 07 00, 27 21 */
 	CORRUPT("first row delta", data[0] = 0x01);
-	CORRUPT("row rule index", data[1] = 0x54);
-	CORRUPT("escaped rule index", data[1] = 0xf4);
-	CORRUPT("row past text end", data[8] = 0x7f);
-	CORRUPT("long ULEB", (data[4] = 0xff, data[5] = 0xff));
+	CORRUPT("row rule index", data[1] = 0x2c);
+	CORRUPT("escaped rule index", data[1] = 0xfc);
+	CORRUPT("row past text end", data[10] = 0x7f);
+	CORRUPT("long ULEB", (data[5] = 0xff, data[6] = 0xff));
+	CORRUPT("midpoint in a short group", groups[0].mid_start = groups[0].mid_data = 1);
+	CORRUPT("half a midpoint", groups[0].mid_start = 1);
 	/* a misaligned blob pointer is refused before anything is read */
 	CHECK_INT(uw_table_validate((u8 *)buf + 4, sample()), -EINVAL);
 	CHECK_INT(uw_table_validate(NULL, 100), -EINVAL);
@@ -293,6 +378,8 @@ int main(void)
 {
 	unit_prog = "test_uwtab";
 	RUN(lookup_matches_reference);
+	RUN(midpoints_find_the_row);
+	RUN(far_midpoints_left_out);
 	RUN(empty_table);
 	RUN(truncation_rejected);
 	RUN(corruptions_rejected);

@@ -530,11 +530,23 @@ static int put_uleb(struct packer *pk, uint32_t v)
 /* One row: DELTA is start - previous start - 1 (0 for a group's first row). */
 static int pack_row(struct packer *pk, uint32_t delta, uint32_t rule)
 {
-	if (put_byte(pk, (uint8_t)((delta < 15 ? delta : 15) | (rule < 15 ? rule : 15) << 4)) ||
-	    (delta >= 15 && put_uleb(pk, delta - 15)) ||
-	    (rule >= 15 && put_uleb(pk, rule - 15)))
+	uint32_t d = delta < UWT_DELTA_ESC ? delta : UWT_DELTA_ESC;
+	uint32_t r = rule < UWT_RULE_ESC ? rule : UWT_RULE_ESC;
+
+	if (put_byte(pk, (uint8_t)(d | r << UWT_DELTA_BITS)) ||
+	    (delta >= UWT_DELTA_ESC && put_uleb(pk, delta - UWT_DELTA_ESC)) ||
+	    (rule >= UWT_RULE_ESC && put_uleb(pk, rule - UWT_RULE_ESC)))
 		return -1;
 	return 0;
+}
+
+/* Row UWT_MID_ROW of group G, when its offsets fit the midpoint's fields. */
+static void set_mid(struct uwt_group *g, uint32_t start, uint32_t data)
+{
+	bool fits = start - g->start < UWT_NO_MID && data - g->data < UWT_NO_MID;
+
+	g->mid_start = fits ? (uint16_t)(start - g->start) : UWT_NO_MID;
+	g->mid_data = fits ? (uint16_t)(data - g->data) : UWT_NO_MID;
 }
 
 static int pack_groups(const struct out_rows *rows, const uint32_t *rule_idx,
@@ -544,12 +556,15 @@ static int pack_groups(const struct out_rows *rows, const uint32_t *rule_idx,
 
 	for (i = 0; i < rows->n; i++) {
 		uint32_t off = (uint32_t)(rows->v[i].start - rows->text_start);
+		struct uwt_group *g = &groups[i / UWT_GROUP_ROWS];
 		uint32_t delta = 0;
 
 		if (i % UWT_GROUP_ROWS == 0)
-			groups[i / UWT_GROUP_ROWS] = (struct uwt_group){ off, (uint32_t)pk->len };
+			*g = (struct uwt_group){ off, (uint32_t)pk->len, UWT_NO_MID, UWT_NO_MID };
 		else
 			delta = off - (uint32_t)(rows->v[i - 1].start - rows->text_start) - 1;
+		if (i % UWT_GROUP_ROWS == UWT_MID_ROW)
+			set_mid(g, off, (uint32_t)pk->len);
 		if (pack_row(pk, delta, rule_idx[i]))
 			return -1;
 	}

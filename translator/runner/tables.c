@@ -14,6 +14,7 @@
 #include "elf/pysyms.h"
 #include "elf/symtab.h"
 #include "elf/uwbuild.h"
+#include "unwind/uwtab.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -167,17 +168,20 @@ static void answer(int fd, uint32_t seq, const char *path)
 	if (name != path)
 		fprintf(stderr, "WARNING: Missing unwind data for a module, rerun with 'utap -d %s'\n",
 			name);
-	char *uw_cache, *sym_cache;
+	char *uw_cache, *sym_cache, uw_ext[16];
 	size_t uw_len = 0, sym_len = 0;
 	void *uw, *sym;
 	uint64_t py[UTAP_PY_NSYMS];
 
 	file_buildid(path, hex, sizeof(hex));
-	uw_cache = cached_path(hex, "uwt");
+	/* one name per table format: utaps of two versions do not take turns */
+	snprintf(uw_ext, sizeof(uw_ext), "uwt%u", UWT_VERSION);
+	uw_cache = cached_path(hex, uw_ext);
 	sym_cache = cached_path(hex, "sym");
 	uw = cached(uw_cache, &uw_len);
 	sym = cached(sym_cache, &sym_len);
-	if (!uw || !sym) {
+	/* a table an older utap cached (another format version) is built again */
+	if (!uw || !sym || uw_table_validate(uw, uw_len)) {
 		struct uw_blob ub = { 0 };
 		struct uw_build_stats st = { 0 };
 		struct utap_blob sb = { 0 };

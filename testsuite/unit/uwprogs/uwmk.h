@@ -101,15 +101,23 @@ static inline size_t uwmk_table(void *buf, size_t cap,
 		u32 off = (u32)(rows[i].start - start);
 		u32 delta = i % UWT_GROUP_ROWS ? off - (u32)(rows[i - 1].start - start) - 1 : 0;
 
+		struct uwt_group *gr = &groups[i / UWT_GROUP_ROWS];
+
 		if (i % UWT_GROUP_ROWS == 0)
-			groups[i / UWT_GROUP_ROWS] = (struct uwt_group){ off, (u32)len };
+			*gr = (struct uwt_group){ off, (u32)len, UWT_NO_MID, UWT_NO_MID };
+		/* a midpoint when both offsets fit in 16 bits */
+		if (i % UWT_GROUP_ROWS == UWT_MID_ROW && off - gr->start < 0xffff &&
+		    len - gr->data < 0xffff) {
+			gr->mid_start = (u16)(off - gr->start);
+			gr->mid_data = (u16)(len - gr->data);
+		}
 		for (j = 0; memcmp(&rules[j], &rows[i].rule, sizeof(rules[j])); j++)
 			;
-		data[len++] = (u8)((delta < 15 ? delta : 15) | (j < 15 ? j : 15) << 4);
-		if (delta >= 15)
-			len += uwmk_uleb(data + len, delta - 15);
-		if (j >= 15)
-			len += uwmk_uleb(data + len, j - 15);
+		data[len++] = (u8)((delta < 7 ? delta : 7) | (j < 31 ? j : 31) << 3);
+		if (delta >= 7)
+			len += uwmk_uleb(data + len, delta - 7);
+		if (j >= 31)
+			len += uwmk_uleb(data + len, j - 31);
 	}
 	for (b = 0, g = 0; b <= nr_blocks && nr_groups; b++) {
 		u64 at = b < nr_blocks ? b * bs : span;

@@ -217,6 +217,8 @@ int uwsnap_find(void *ctx, u64 pc, struct uw_module *mod)
 		if (s->hide && strstr(m->path, s->hide))
 			mod->table = NULL;
 		mod->bias = m->bias;
+		mod->start = m->start;
+		mod->end = m->end;
 		return 0;
 	}
 	return -ENOENT;
