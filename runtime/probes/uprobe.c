@@ -41,7 +41,9 @@ struct utap_uprobe {
 	loff_t ref_ctr_offset;		/* file offset of an SDT semaphore, or 0 */
 	pid_t pid;			/* process(PID): only this process; 0: any */
 	bool target_tree;		/* only the -c/-x target and its descendants */
+#ifdef UTAP_UPROBE_EXE
 	const char *exe_path;		/* .library: only in processes of this executable */
+#endif
 	bool is_return;
 	bool optional;			/* probe point marked '?': a failure is skipped */
 	const struct utap_probe *probe;
@@ -62,8 +64,10 @@ struct utap_uprobe {
 	struct utap_uprobe_reg cap_reg;	/* the capture's own uprobe, after the entry */
 	struct path kpath;		/* keeps the inode (and its mount) alive */
 	struct inode *inode;		/* the inode the file's pages really live in */
+#ifdef UTAP_UPROBE_EXE
 	struct path exe_kpath;
 	struct inode *exe_inode;	/* exe_path's, as the page cache knows it */
+#endif
 	bool registered;
 };
 
@@ -79,10 +83,12 @@ struct utap_uprobe_hit {
 	struct utap_entry_rec *entry;	/* a .return probe's entry values, or NULL */
 };
 
+#ifdef UTAP_UPROBE_EXE
 /*
  * Does current run the executable of a .library probe? mm->exe_file is
  * the file exec opened, on overlayfs the overlay's, so its real inode is
- * what is compared.
+ * what is compared. Only modules with .library probes have this (the
+ * translator defines UTAP_UPROBE_EXE).
  */
 static bool utap_uprobe_in_exe(const struct utap_uprobe *up)
 {
@@ -90,6 +96,8 @@ static bool utap_uprobe_in_exe(const struct utap_uprobe *up)
 	struct file *exe;
 	bool same = false;
 
+	if (!up->exe_inode)
+		return true;
 	if (!mm)
 		return false;
 	rcu_read_lock();
@@ -100,12 +108,28 @@ static bool utap_uprobe_in_exe(const struct utap_uprobe *up)
 	return same;
 }
 
+static const char *utap_uprobe_exe(const struct utap_uprobe *up)
+{
+	return up->exe_path;
+}
+#else
+static bool utap_uprobe_in_exe(const struct utap_uprobe *up)
+{
+	return true;
+}
+
+static const char *utap_uprobe_exe(const struct utap_uprobe *up)
+{
+	return NULL;
+}
+#endif
+
 /* Is the hit in a process this probe is about? */
 static bool utap_uprobe_wanted(const struct utap_uprobe *up)
 {
 	if (up->pid && task_tgid_nr(current) != up->pid)
 		return false;
-	if (up->exe_inode && !utap_uprobe_in_exe(up))
+	if (!utap_uprobe_in_exe(up))
 		return false;
 	return !up->target_tree || utap_in_target_tree(current);
 }
@@ -268,20 +292,24 @@ static int utap_uprobe_lookup(struct utap_uprobe *up)
 {
 	int rc = utap_file_lookup(up->path, &up->kpath, &up->inode);
 
-	if (rc || !up->exe_path)
+	if (rc || !utap_uprobe_exe(up))
 		return rc;
+#ifdef UTAP_UPROBE_EXE
 	rc = utap_file_lookup(up->exe_path, &up->exe_kpath, &up->exe_inode);
 	if (rc)
 		path_put(&up->kpath);
+#endif
 	return rc;
 }
 
 static void utap_uprobe_put(struct utap_uprobe *up)
 {
 	path_put(&up->kpath);
+#ifdef UTAP_UPROBE_EXE
 	if (up->exe_inode)
 		path_put(&up->exe_kpath);
 	up->exe_inode = NULL;
+#endif
 }
 
 static void utap_uprobe_set_handlers(struct utap_uprobe *up)
@@ -310,8 +338,9 @@ static int utap_uprobe_register_one(struct utap_uprobe *up)
 	if (rc) {
 		if (!up->optional)
 			utap_err("probe %s: cannot find '%s'%s%s%s (rc %d)", up->probe->pp, up->path,
-				 up->exe_path ? " or '" : "", up->exe_path ? up->exe_path : "",
-				 up->exe_path ? "'" : "", rc);
+				 utap_uprobe_exe(up) ? " or '" : "",
+				 utap_uprobe_exe(up) ? utap_uprobe_exe(up) : "",
+				 utap_uprobe_exe(up) ? "'" : "", rc);
 		return up->optional ? 0 : rc;
 	}
 	utap_uprobe_set_handlers(up);

@@ -37,6 +37,7 @@ struct emitter {
 
 	/* file sections */
 	struct strbuf config;	/* #defines that size runtime parts, before runtime.h */
+	bool uprobe_exe;	/* config defines UTAP_UPROBE_EXE (.library probes) */
 	struct strbuf includes;	/* runtime parts and kernel headers, after runtime.h */
 	struct strbuf top;	/* formats, globals */
 	struct strbuf frames;	/* frame struct definitions */

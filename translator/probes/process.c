@@ -346,6 +346,12 @@ void uprobe_emit_table(struct emitter *em, struct derived_probe **dps, int n, co
 {
 	emit_need(em, "uprobe");
 	emit_need(em, "umemory");
+	for (int i = 0; i < n; i++)
+		if (((const struct usite *)dps[i]->data)->exe && !em->uprobe_exe) {
+			/* .library probes: the runtime's executable filter */
+			sb_puts(&em->config, "#define UTAP_UPROBE_EXE 1\n");
+			em->uprobe_exe = true;
+		}
 	emit_captures(em, dps, n, name);
 	sb_printf(&em->glue, "static struct utap_uprobe %s[%d] = {\n", name, n);
 	for (int i = 0; i < n; i++) {
@@ -353,11 +359,12 @@ void uprobe_emit_table(struct emitter *em, struct derived_probe **dps, int n, co
 
 		sb_printf(&em->glue, "\t{ .path = %s, .offset = 0x%" PRIx64 ", .ref_ctr_offset = 0x%"
 			  PRIx64 ", .pid = %" PRId64 ", .target_tree = %d, .is_return = %d, .optional = %d, "
-			  ".exe_path = %s, .probe = &utap_probes[%d], .handler = utap_probe_%d, .data = %s, "
+			  "%s.probe = &utap_probes[%d], .handler = utap_probe_%d, .data = %s, "
 			  ".capture = %s, .ncapture = %d, .capture_offset = 0x%" PRIx64 " },\n",
 			  c_string_literal(u->bin->path, strlen(u->bin->path)), u->offset,
 			  u->sema_offset, u->pid, u->target_tree, u->is_return, u->optional,
-			  u->exe ? c_string_literal(u->exe->path, strlen(u->exe->path)) : "NULL",
+			  u->exe ? arena_printf(".exe_path = %s, ", c_string_literal(u->exe->path,
+						strlen(u->exe->path))) : "",
 			  dps[i]->index,
 			  dps[i]->handler, u->data_c ? u->data_c : "NULL",
 			  u->caps.n ? arena_printf("%s_capture_%d", name, i) : "NULL", u->caps.n,
