@@ -20,6 +20,12 @@ static int utap_kread(struct utap_context *c, unsigned long addr, void *dst, siz
 	return -EFAULT;
 }
 
+/* Reads len bytes at addr into dst: 0, or -EFAULT (a utap_utf_read_fn). */
+static int __maybe_unused utap_kread_raw(void *dst, u64 addr, size_t len)
+{
+	return copy_from_kernel_nofault(dst, (const void *)(uintptr_t)addr, len) ? -EFAULT : 0;
+}
+
 /*
  * Copies the NUL-terminated string at addr into dst (at most max - 1 bytes
  * and a NUL). Reads stay inside one page at a time, so a string that ends
