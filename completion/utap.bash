@@ -5,7 +5,7 @@
 # Installed as PREFIX/share/bash-completion/completions/utap; to try it
 # from the source tree: source completion/utap.bash
 
-_utap_options="-e -p -v -k -g -w -m -r -o -c -x -D -I -d -s -l -L -V -h
+_utap_options="-e -p -v -k -g -w -m -r -o -c -x -D -I -d -s -S -l -L -V -h
 --ldd --all-modules --suppress-handler-errors --vm --vm-mem --vm-cpus --vm-timeout --vm-accel
 --vm-check --vm-exec --vm-kernel --vm-share --run --version --help"
 
@@ -111,7 +111,7 @@ _utap()
 	-c)
 		COMPREPLY=($(compgen -c -- "$cur") $(compgen -f -- "$cur"))
 		return ;;
-	-e | -m | -x | -D | -s | --vm-mem | --vm-cpus | --vm-timeout)
+	-e | -m | -x | -D | -s | -S | --vm-mem | --vm-cpus | --vm-timeout)
 		return ;;
 	esac
 	if [[ $cur == -* ]]; then

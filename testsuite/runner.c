@@ -321,6 +321,7 @@ struct test {
 	char *check;		/* shell run in the guest after the test */
 	char *host_check;	/* shell run on the host after the guest */
 	bool has_stdout, has_stderr;
+	bool kernel_backtrace;	/* the script prints one to the kernel log (dump_stack()) */
 	char *dir;		/* work directory */
 	char *modname;
 	bool pending;		/* its pass 1-4 may still be running */
@@ -434,6 +435,8 @@ static struct test *parse_test(const char *path, const char *name)
 			t->last_pass = atoi(line + 5);
 		} else if (!strncmp(line, "script-file:", 12)) {
 			t->script_file = xstrdup(line + 12 + strspn(line + 12, " "));
+		} else if (!strncmp(line, "kernel-backtrace: expected", 26)) {
+			t->kernel_backtrace = true;
 		} else if (!strncmp(line, "timeout:", 8)) {
 			t->timeout = atoi(line + 8);
 		} else if (!strncmp(line, "skip-unless:", 12)) {
@@ -725,7 +728,8 @@ static void judge(struct test *t, const char *prefix)
 		char *dmesg = slurp(xasprintf("%s/dmesg.txt", t->dir), NULL);
 
 		if (dmesg && (strstr(dmesg, "WARNING:") || strstr(dmesg, "BUG:") ||
-			      strstr(dmesg, "Oops") || strstr(dmesg, "Call Trace"))) {
+			      strstr(dmesg, "Oops") ||
+			      (!t->kernel_backtrace && strstr(dmesg, "Call Trace")))) {
 			result(false, name, "kernel log shows a problem: %.800s", dmesg);
 			return;
 		}

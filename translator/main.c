@@ -56,6 +56,8 @@ static void usage(FILE *out)
 		"  --suppress-handler-errors\n"
 		"                a failing probe handler ends quietly; errors are counted only\n"
 		"  -s MB         transport buffer size per CPU, in megabytes (default 4)\n"
+		"  -S MB[,N]     with -o: switch to FILE.1, FILE.2 ... when FILE.0 would pass MB\n"
+		"                megabytes, keeping the last N files\n"
 		"  -l PATTERN    list the probe points PATTERN matches\n"
 		"  -L PATTERN    the same, with their target variables\n"
 		"  --vm          run pass 5 in a throwaway QEMU guest (no module is loaded\n"
@@ -142,6 +144,18 @@ static long parse_number(const char *opt, const char *arg, long min, long max)
 	return v;
 }
 
+/* -S SIZE[,N]: SIZE megabytes a file, N files at most. */
+static void parse_size_limit(struct session *s, const char *arg)
+{
+	char *size = arena_strdup(arg);
+	char *comma = strchr(size, ',');
+
+	if (comma)
+		*comma = 0;
+	s->output_size_mb = parse_number("-S", size, 1, 4095);
+	s->output_max_files = comma ? parse_number("-S", comma + 1, 1, 1000000) : 0;
+}
+
 static const char **push(const char **list, int *n, const char *v)
 {
 	list = realloc(list, sizeof(*list) * (*n + 1));
@@ -172,7 +186,7 @@ static void parse_options(struct session *s, int argc, char **argv)
 	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, "hVvp:e:o:m:r:kgwc:x:D:I:s:l:L:d:", longopts, NULL)) !=
+	while ((c = getopt_long(argc, argv, "hVvp:e:o:m:r:kgwc:x:D:I:s:S:l:L:d:", longopts, NULL)) !=
 	       -1) {
 		switch (c) {
 		case 'h':
@@ -230,6 +244,9 @@ static void parse_options(struct session *s, int argc, char **argv)
 			break;
 		case 's':
 			s->buffer_mb = parse_number("-s", optarg, 1, 4095);
+			break;
+		case 'S':
+			parse_size_limit(s, optarg);
 			break;
 		case 'l':
 		case 'L':
@@ -290,6 +307,8 @@ static void parse_options(struct session *s, int argc, char **argv)
 	s->nargs = argc - optind;
 	if (s->cmd && s->target_pid)
 		fatal("-c and -x cannot be used together");
+	if (s->output_size_mb && !s->output)
+		fatal("-S needs -o FILE");
 	/* -p4 builds a module for `utap --run MOD -x PID` inside the guest */
 	if (s->vm && s->target_pid && s->last_pass == 5)
 		fatal("-x cannot be used with --vm: the guest has its own processes (build "
@@ -491,6 +510,12 @@ static int run_in_vm(struct session *s)
 	if (s->buffer_mb) {
 		argv[argc++] = "-s";
 		argv[argc++] = arena_printf("%ld", s->buffer_mb);
+	}
+	if (s->output_size_mb) {
+		argv[argc++] = "-S";
+		argv[argc++] = s->output_max_files ?
+			       arena_printf("%ld,%ld", s->output_size_mb, s->output_max_files) :
+			       arena_printf("%ld", s->output_size_mb);
 	}
 	if (s->output) {
 		char *abs = realpath(".", NULL);

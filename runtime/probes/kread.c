@@ -34,6 +34,12 @@ static int utap_kread_int(u64 addr, int size, bool is_signed, s64 *out)
 	return 0;
 }
 
+/* Reads len bytes at addr into dst: 0, or -EFAULT (a utap_utf_read_fn). */
+static int __maybe_unused utap_kread_raw(void *dst, u64 addr, size_t len)
+{
+	return copy_from_kernel_nofault(dst, (const void *)(uintptr_t)addr, len) ? -EFAULT : 0;
+}
+
 /*
  * Copies the NUL-terminated string at addr into dst (at most max - 1 bytes
  * and a NUL). Reads stay inside one page at a time, so a string that ends

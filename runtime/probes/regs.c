@@ -120,10 +120,13 @@ static long utap_regs_native(struct utap_context *c)
 }
 
 /*
- * Argument n (1-based) of the probed function, or of the syscall when the
- * syscall registers are set; truncated to bytes and sign- or zero-extended.
+ * Where argument n (1-based) of the probed function is, or of the syscall
+ * when the syscall registers are set: a register slot in *slot, or a stack
+ * address in *stack (user memory if *user). -1 with the error set when
+ * there is none.
  */
-static s64 utap_arg(struct utap_context *c, int n, int bytes, bool is_signed)
+static int utap_arg_where(struct utap_context *c, int n, unsigned long **slot,
+			  unsigned long *stack, bool *user)
 {
 	static const unsigned short fn_regs[] = {
 		offsetof(struct pt_regs, di), offsetof(struct pt_regs, si),
@@ -141,48 +144,42 @@ static s64 utap_arg(struct utap_context *c, int n, int bytes, bool is_signed)
 		offsetof(struct pt_regs, di), offsetof(struct pt_regs, bp),
 	};
 	struct pt_regs *sys = utap_regs_syscall(c);
-	unsigned long v = 0, addr;
-	bool from_user = false;
 
+	*slot = NULL;
+	*stack = 0;
+	*user = false;
 	if (!c->regs) {
 		utap_set_error(c, "cannot access function args in this context");
-		return 0;
+		return -1;
 	}
 	if (n < 1 || n > 16) {
 		utap_set_error(c, "cannot access arg(%d)", n);
+		return -1;
+	}
+	if (sys && n > 6) {
+		utap_set_error(c, "cannot access arg(%d) of a syscall", n);
+		return -1;
+	}
+	if (sys || n <= 6) {
+		/*
+		 * the syscall's registers are the user ones its wrapper reads (so
+		 * writable); a 32-bit task's arguments are in its own registers
+		 */
+		const unsigned short *regs = !sys ? fn_regs : in_ia32_syscall() ? ia32_regs :
+				       sys_regs;
+
+		*slot = (unsigned long *)((char *)(sys ? sys : c->regs) + regs[n - 1]);
 		return 0;
 	}
-	if (sys) {
-		if (n > 6) {
-			utap_set_error(c, "cannot access arg(%d) of a syscall", n);
-			return 0;
-		}
-		/* a 32-bit task's arguments are 32 bits wide, in its own registers */
-		if (in_ia32_syscall()) {
-			bytes = bytes > 4 ? 4 : bytes;
-			addr = (unsigned long)sys + ia32_regs[n - 1];
-		} else {
-			addr = (unsigned long)sys + sys_regs[n - 1];
-		}
-	} else if (n <= 6) {
-		v = *(const unsigned long *)((const char *)c->regs + fn_regs[n - 1]);
-		addr = 0;
-	} else {
-		/* at the function's entry the stack holds the return address, then arg 7.. */
-		addr = c->regs->sp + 8 * (unsigned long)(n - 6);
-		from_user = c->user_mode;
-	}
-	if (addr) {
-		int rc = from_user ?
-			 copy_from_user_nofault(&v, (const void __user *)addr, sizeof(v)) :
-			 copy_from_kernel_nofault(&v, (const void *)addr, sizeof(v));
+	/* at the function's entry the stack holds the return address, then arg 7.. */
+	*stack = c->regs->sp + 8 * (unsigned long)(n - 6);
+	*user = c->user_mode;
+	return 0;
+}
 
-		if (rc) {
-			utap_set_error(c, "read fault [man error::fault] at 0x%016lx (arg %d)",
-				       addr, n);
-			return 0;
-		}
-	}
+/* v truncated to bytes, sign- or zero-extended. */
+static s64 utap_arg_extend(unsigned long v, int bytes, bool is_signed)
+{
 	switch (bytes) {
 	case 1:
 		return is_signed ? (s64)(s8)v : (s64)(u8)v;
@@ -193,6 +190,62 @@ static s64 utap_arg(struct utap_context *c, int n, int bytes, bool is_signed)
 	default:
 		return (s64)v;
 	}
+}
+
+/* Argument n (see utap_arg_where()), truncated to bytes and extended. */
+static s64 utap_arg(struct utap_context *c, int n, int bytes, bool is_signed)
+{
+	unsigned long *slot, stack, v = 0;
+	bool user;
+	int rc;
+
+	if (utap_arg_where(c, n, &slot, &stack, &user))
+		return 0;
+	/* a 32-bit task's syscall arguments are 32 bits wide */
+	if (slot && utap_regs_syscall(c) && in_ia32_syscall() && bytes > 4)
+		bytes = 4;
+	if (slot)
+		return utap_arg_extend(*slot, bytes, is_signed);
+	rc = user ? copy_from_user_nofault(&v, (const void __user *)stack, sizeof(v)) :
+		    copy_from_kernel_nofault(&v, (const void *)stack, sizeof(v));
+	if (rc) {
+		utap_set_error(c, "read fault [man error::fault] at 0x%016lx (arg %d)", stack, n);
+		return 0;
+	}
+	return utap_arg_extend(v, bytes, is_signed);
+}
+
+/*
+ * Sets argument n to v truncated to bytes and extended to the whole
+ * register (set_int_arg() and friends, guru mode). An argument on a kernel
+ * stack is written where it is; on a user stack through the user mapping.
+ */
+static void utap_set_arg(struct utap_context *c, int n, int bytes, bool is_signed, s64 v)
+{
+	unsigned long *slot, stack, w = (unsigned long)utap_arg_extend(v, bytes, is_signed);
+	bool user;
+	int rc;
+
+	if (utap_arg_where(c, n, &slot, &stack, &user))
+		return;
+	if (slot) {
+		*slot = w;
+		return;
+	}
+	if (user) {
+		rc = copy_to_user_nofault((void __user *)stack, &w, sizeof(w));
+	} else {
+		pagefault_disable();
+		rc = 0;
+		__put_kernel_nofault((void *)stack, &w, unsigned long, fault);
+		goto done;
+fault:
+		rc = -EFAULT;
+done:
+		pagefault_enable();
+	}
+	if (rc)
+		utap_set_error(c, "write fault [man error::fault] at 0x%016lx (arg %d)", stack, n);
 }
 
 /* The user-mode IP of the current task: the probe's own if it interrupted user mode. */

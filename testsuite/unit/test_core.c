@@ -7,6 +7,7 @@
 #include "core/map.h"
 #include "core/stats.h"
 #include "core/str.h"
+#include "core/utf.c"
 
 #include <stdlib.h>
 
@@ -447,6 +448,61 @@ TEST(text_escape_as_stap)
 	}
 }
 
+/* The memory utf_read reads: bytes [0, utf_len) of utf_mem, a fault past them. */
+static unsigned char utf_mem[64];
+static size_t utf_len;
+
+static int utf_read(void *dst, u64 addr, size_t len)
+{
+	if (addr > utf_len || len > utf_len - addr)
+		return -1;
+	memcpy(dst, utf_mem + addr, len);
+	return 0;
+}
+
+static int utf_convert(char *buf, size_t size, const void *units, size_t n, int width,
+		       struct utap_utf_error *err)
+{
+	memcpy(utf_mem, units, n);
+	utf_len = n;
+	return utap_utf_string(buf, size, 0, width, utf_read, err);
+}
+
+TEST(utf16_and_utf32_to_utf8)
+{
+	/* "aé€😀" then NUL, in UTF-16 (the emoji a surrogate pair) and UTF-32 */
+	static const u16 s16[] = { 'a', 0xe9, 0x20ac, 0xd83d, 0xde00, 0, 'x' };
+	static const u32 s32[] = { 'a', 0xe9, 0x20ac, 0x1f600, 0 };
+	static const u16 lone[] = { 'o', 'k', 0xdc00, 0 };
+	static const u16 unended[] = { 'a', 'b' };
+	static const u32 big[] = { 'z', 0x110000, 0 };
+	struct utap_utf_error err = { 0, 0 };
+	char buf[64];
+
+	CHECK_INT(utf_convert(buf, sizeof(buf), s16, sizeof(s16), 2, &err), UTAP_UTF_OK);
+	CHECK_STR(buf, "a\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80");
+	CHECK_INT(utf_convert(buf, sizeof(buf), s32, sizeof(s32), 4, &err), UTAP_UTF_OK);
+	CHECK_STR(buf, "a\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80");
+	/* a character that does not fit is left out whole */
+	CHECK_INT(utf_convert(buf, 5, s16, sizeof(s16), 2, &err), UTAP_UTF_OK);
+	CHECK_STR(buf, "a\xc3\xa9");
+	CHECK_INT(utf_convert(buf, sizeof(buf), lone, sizeof(lone), 2, &err), UTAP_UTF_INVALID);
+	CHECK_STR(buf, "ok");
+	CHECK_HEX(err.cp, 0xdc00);
+	CHECK_HEX(err.addr, 4);
+	CHECK_INT(utf_convert(buf, sizeof(buf), big, sizeof(big), 4, &err), UTAP_UTF_INVALID);
+	CHECK_HEX(err.cp, 0x110000);
+	CHECK_HEX(err.addr, 4);
+	CHECK_INT(utf_convert(buf, sizeof(buf), unended, sizeof(unended), 2, &err), UTAP_UTF_FAULT);
+	CHECK_STR(buf, "ab");
+	CHECK_HEX(err.addr, 4);
+	utap_utf_message(buf, sizeof(buf), UTAP_UTF_FAULT, &err, 2, "user");
+	CHECK_STR(buf, "user string copy fault at 0x4 [man error::fault]");
+	err.cp = 0xd800;
+	utap_utf_message(buf, sizeof(buf), UTAP_UTF_INVALID, &err, 2, "kernel");
+	CHECK_STR(buf, "invalid UTF-16 character U+D800 at 0x4");
+}
+
 int main(void)
 {
 	unit_prog = "core";
@@ -468,5 +524,6 @@ int main(void)
 	RUN(hist_linear_text);
 	RUN(strings_bounded);
 	RUN(text_escape_as_stap);
+	RUN(utf16_and_utf32_to_utf8);
 	return unit_done();
 }

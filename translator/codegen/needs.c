@@ -38,6 +38,7 @@ static const struct runtime_part parts[] = {
 	{ "uline",		"unwind/ucontext.c",		PART_USYMS | PART_ULINES },
 	{ "pystack",		"unwind/pyframes.c",		PART_UNWIND | PART_USYMS | PART_PYTHON },
 	{ "regex",		"core/regex.c",			0 },
+	{ "utf",		"core/utf.c",			0 },
 	{ "regex_groups",	NULL,				PART_REGEX_GROUPS },
 	{ "itrace",		"itrace/itrace.c",		0 },
 	{ "trace_formats",	"formats/output.c",		0 },

@@ -262,6 +262,7 @@ struct function {
 	const char *embedded;	/* %{ %} body */
 	bool is_private;
 	bool pure;		/* embedded C marked /+ pure +/ */
+	bool guru;		/* embedded C marked /+ guru +/: callable with -g only */
 	int priority;		/* function f():N; 0 in the script, 1 in tapsets by default */
 	bool can_next;		/* its body has a next (or STAP_NEXT): it may fall through */
 	struct function *overload;	/* the next overload 'next' falls to (elaborate.c) */

@@ -1652,6 +1652,7 @@ static void parse_function(struct parser *p, bool is_private)
 
 		fn->embedded = e->str;
 		fn->pure = strstr(e->str, "/* pure */") != NULL;
+		fn->guru = strstr(e->str, "/* guru */") != NULL;
 		fn->can_next = strstr(e->str, "STAP_NEXT") != NULL;
 	} else {
 		fn->body = parse_block(p);

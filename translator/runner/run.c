@@ -36,6 +36,9 @@ struct runner {
 	int data_fd, ctl_fd, sig_fd;
 	int tables_fd;		/* /proc/MOD/tables, when the module unwinds user stacks */
 	int out_fd;
+	int out_num;		/* FILE.N being written, with -S or after switch_file() */
+	bool out_numbered;
+	long long out_bytes;	/* written to it */
 	pid_t child;		/* -c command */
 	int go_pipe;		/* write end: closing it releases the command */
 	int exec_report;	/* read end: errno if the command's exec failed */
@@ -329,6 +332,61 @@ static void wait_system(struct runner *r)
 	free(r->system_pids);
 }
 
+/* -o FILE, or FILE.N once files are numbered (-S, switch_file()). */
+static const char *output_name(struct runner *r, int num)
+{
+	return r->out_numbered ? arena_printf("%s.%d", r->s->output, num) : r->s->output;
+}
+
+static int open_output(struct runner *r)
+{
+	const char *name;
+
+	if (!r->s->output) {
+		r->out_fd = 1;
+		return 0;
+	}
+	r->out_numbered = r->out_numbered || r->s->output_size_mb > 0;
+	name = output_name(r, r->out_num);
+	r->out_fd = open(name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	r->out_bytes = 0;
+	if (r->out_fd < 0) {
+		errorf("cannot open output file '%s': %s", name, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Goes on in the next output file, FILE.N (switch_file(), or -S when the
+ * file is full), removing the oldest beyond -S's N. Standard output stays.
+ */
+static void switch_output(struct runner *r)
+{
+	long keep = r->s->output_max_files;
+
+	if (!r->s->output)
+		return;
+	close(r->out_fd);
+	r->out_numbered = true;
+	r->out_num++;
+	if (keep && r->out_num >= keep)
+		unlink(output_name(r, (int)(r->out_num - keep)));
+	if (open_output(r))
+		r->out_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+}
+
+/* The script's output: to the current file, switched first when -S says it is full. */
+static void write_output(struct runner *r, const char *p, size_t len)
+{
+	long long limit = (long long)r->s->output_size_mb << 20;
+
+	if (limit && r->out_bytes && r->out_bytes + (long long)len > limit)
+		switch_output(r);
+	write_all(r->out_fd, p, len);
+	r->out_bytes += (long long)len;
+}
+
 /* Reads whatever is pending; returns the number of records, or -1 on error. */
 static int drain(struct runner *r)
 {
@@ -354,7 +412,7 @@ static int drain(struct runner *r)
 				break;
 			switch (w->type) {
 			case UTAP_REC_STDOUT:
-				write_all(r->out_fd, payload, w->len);
+				write_output(r, payload, w->len);
 				r->received_prints += w->nprints;
 				break;
 			case UTAP_REC_STDERR:
@@ -372,6 +430,8 @@ static int drain(struct runner *r)
 					tables_event(r->tables_fd, payload, w->len);
 				else if (w->len > 7 && !memcmp(payload, "system ", 7))
 					system_event(r, payload + 7, w->len - 7);
+				else if (w->len == 10 && !memcmp(payload, "switchfile", 10))
+					switch_output(r);
 				else
 					trace_sink_event(payload, w->len);
 				break;
@@ -573,20 +633,6 @@ static void end_child(struct runner *r)
 	kill(r->child, SIGKILL);
 	waitpid(r->child, &r->child_status, 0);
 	r->child_exited = true;
-}
-
-static int open_output(struct runner *r)
-{
-	if (!r->s->output) {
-		r->out_fd = 1;
-		return 0;
-	}
-	r->out_fd = open(r->s->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (r->out_fd < 0) {
-		errorf("cannot open output file '%s': %s", r->s->output, strerror(errno));
-		return -1;
-	}
-	return 0;
 }
 
 static int open_proc_files(struct runner *r)

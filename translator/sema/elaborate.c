@@ -340,6 +340,8 @@ static void resolve_call(struct session *s, struct scope *sc, struct node *n)
 		return;
 	}
 	n->fn = fn;
+	if (fn->guru && !s->guru)
+		error_at(n->loc, "function '%s' may not be used unless -g is specified", n->name);
 	/* every same-arity overload is checked, as stap does; unreached ones are dropped later */
 	for (; fn; fn = fn->overload)
 		resolve_function(s, fn);

@@ -25,6 +25,8 @@ struct session {
 	const char *module_name;	/* -m */
 	const char *kernel;	/* -r KREL or build dir */
 	const char *output;	/* -o FILE */
+	long output_size_mb;	/* -S SIZE[,N]: switch files past SIZE megabytes */
+	long output_max_files;	/* ... keeping the last N (0: all) */
 	const char *cmd;	/* -c */
 	struct command *command;	/* -c, split */
 	long target_pid;	/* -x */
