@@ -16,4 +16,11 @@ enum piece_fmt {
 	PIECE_CHARS,		/* the quoted bytes of a char array, up to len or a NUL */
 };
 
+/*
+ * Or'ed into a format: the value comes from kernel memory (BTF), so a
+ * string it points to may be the kernel's; without it, strings are always
+ * read as user memory.
+ */
+#define PIECE_FROM_KERNEL 0x10
+
 #endif /* UTAP_PIECE_FORMAT_H */

@@ -261,12 +261,14 @@ static void utap_piece_char(char *out, size_t room, unsigned char ch)
 }
 
 /*
- * Quoted bytes at ADDR, user or kernel memory by the address: a string
- * (LEN 0) or a char array of LEN bytes; false if unreadable.
+ * Quoted bytes at ADDR: a string (LEN 0) or a char array of LEN bytes;
+ * false if unreadable. Only a value from kernel memory (FROM_KERNEL) may
+ * point into the kernel: its __user pointers are told apart by address.
  */
-static bool utap_piece_string(struct utap_context *c, char *out, size_t room, u64 addr, int len)
+static bool utap_piece_string(struct utap_context *c, char *out, size_t room, u64 addr, int len,
+			      bool from_kernel)
 {
-	bool kernel = addr >= TASK_SIZE_MAX;
+	bool kernel = from_kernel && addr >= TASK_SIZE_MAX;
 	long n;
 
 	if (len <= 0) {
@@ -296,7 +298,9 @@ static void utap_piece_append(struct utap_context *c, char *s, const char *text,
 	char *out = s + used;
 	size_t room = MAXSTRINGLEN - used;
 	int w = snprintf(out, room, "%s", text);
+	bool from_kernel = fmt & PIECE_FROM_KERNEL;
 
+	fmt &= ~PIECE_FROM_KERNEL;
 	if (w < 0 || (size_t)w >= room || fmt == PIECE_TEXT)
 		return;
 	out += w;
@@ -319,7 +323,8 @@ static void utap_piece_append(struct utap_context *c, char *s, const char *text,
 	case PIECE_CHARS:
 		/* a NULL or unreadable char pointer is shown as the pointer */
 		if ((fmt == PIECE_CHARS || v) &&
-		    utap_piece_string(c, out, room, (u64)v, fmt == PIECE_CHARS ? len : 0))
+		    utap_piece_string(c, out, room, (u64)v, fmt == PIECE_CHARS ? len : 0,
+				      from_kernel))
 			break;
 		fallthrough;
 	default:

@@ -173,12 +173,11 @@ static void walk_labels(Dwarf_Die *die, Dwarf_Off func_off, struct site_list *l,
 	} while (dwarf_siblingof(&child, &child) == 0);
 }
 
-size_t dwarf_labels(struct ubinary *b, struct dwarf_func *f, struct dwarf_site **out)
+size_t dwarf_labels(struct dwarf_func *f, struct dwarf_site **out)
 {
 	struct site_list l = { 0 };
 	Dwarf_Die *func = dwarf_func_die(f);
 
-	(void)b;
 	walk_labels(func, dwarf_dieoffset(func), &l, 0);
 	*out = l.v;
 	return l.n;

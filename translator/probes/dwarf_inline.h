@@ -25,7 +25,7 @@ struct dwarf_site {
 size_t dwarf_inlines(struct ubinary *b, const char *pattern, const struct dwarf_site **out);
 
 /* The labels with an address in F (its lexical blocks too, not its inlined copies). */
-size_t dwarf_labels(struct ubinary *b, struct dwarf_func *f, struct dwarf_site **out);
+size_t dwarf_labels(struct dwarf_func *f, struct dwarf_site **out);
 
 /* The probe's view of SITE: its variables are those in scope there. */
 struct dwarf_func *dwarf_site_func(struct ubinary *b, const struct dwarf_site *site,

@@ -46,7 +46,7 @@ static bool is_char(Dwarf_Die *t)
 {
 	Dwarf_Word enc = udata(t, DW_AT_encoding, 0);
 
-	return t && dwarf_tag(t) == DW_TAG_base_type && udata(t, DW_AT_byte_size, 0) == 1 &&
+	return dwarf_tag(t) == DW_TAG_base_type && udata(t, DW_AT_byte_size, 0) == 1 &&
 	       (enc == DW_ATE_signed_char || enc == DW_ATE_unsigned_char);
 }
 

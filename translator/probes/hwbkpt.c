@@ -75,9 +75,10 @@ static bool read_point(struct session *s, const struct probe_point *pp, struct h
 
 	h->len = 1;
 	h->symbol = pp_component_arg_str(c);
-	if (h->symbol ? !check_symbol(s, pp, h->symbol) : !pp_component_arg_num(c, &addr)) {
-		if (!h->symbol)
-			error_at(pp->loc, "kernel.data takes an address or a symbol name string");
+	if (h->symbol && !check_symbol(s, pp, h->symbol))
+		return false;
+	if (!h->symbol && !pp_component_arg_num(c, &addr)) {
+		error_at(pp->loc, "kernel.data takes an address or a symbol name string");
 		return false;
 	}
 	h->addr = h->symbol ? 0 : (uint64_t)addr;

@@ -112,7 +112,7 @@ static int add_labels(struct probe_point *pp, struct derived_probe *proto,
 {
 	struct dwarf_func *dw = dwarf_func_find(b, f->name, f->vaddr);
 	struct dwarf_site *v;
-	size_t n = dw ? dwarf_labels(b, dw, &v) : 0;
+	size_t n = dw ? dwarf_labels(dw, &v) : 0;
 	int total = 0;
 
 	for (size_t i = 0; i < n; i++) {
@@ -302,9 +302,10 @@ static int resolve_statement(struct probe_point *pp, struct derived_probe *proto
 static bool inlined_only(const struct process_spec *spec, const char *name)
 {
 	const struct dwarf_site *v;
-	size_t n = spec->nbins == 1 ? dwarf_inlines(spec->bins[0], name, &v) : 0;
+	size_t n = spec->nbins == 1 && !strpbrk(name, "*?[") ?
+		   dwarf_inlines(spec->bins[0], name, &v) : 0;
 
-	for (size_t i = 0; i < n && !strpbrk(name, "*?["); i++)
+	for (size_t i = 0; i < n; i++)
 		if (!strcmp(v[i].name, name))
 			return true;
 	return false;

@@ -256,8 +256,8 @@ static void emit_piece(struct emitter *em, const char *s, const struct piece *pc
 		emit_line(em, "%s = 1;", ok);
 		emit_access(em, &pc->acc, t, n, ok);
 	}
-	emit_line(em, "utap_piece_append(c, %s, %s, %d, %s, %s, %d);", s, text, (int)pc->fmt, ok,
-		  t, pc->len);
+	emit_line(em, "utap_piece_append(c, %s, %s, %d, %s, %s, %d);", s, text,
+		  (int)pc->fmt | (pc->acc.kernel ? PIECE_FROM_KERNEL : 0), ok, t, pc->len);
 }
 
 struct val uvar_emit(struct emitter *em, struct node *n)
