@@ -28,6 +28,7 @@
 #define UTAP_TABLES_MAGIC 0x75746162	/* "utab" */
 #define UTAP_TABLES_NONE 1		/* the runner has no tables for this file */
 #define UTAP_TABLES_VDSO 2		/* the vDSO image of this kernel */
+#define UTAP_TABLES_UNREAD 4		/* with NONE: the runner could not open the path it was given */
 
 /* What the runner writes: this header, then path, unwind, symbol, line, CPython blobs (8-aligned). */
 struct utap_tables_msg {
@@ -113,6 +114,22 @@ static void utap_treq_finish(u32 seq)
 	for (i = 0; i < UTAP_TREQS; i++)
 		if (utap_treqs[i].seq == seq)
 			utap_treqs[i].done = true;
+	raw_spin_unlock_irqrestore(&utap_treq_lock, flags);
+	wake_up_all(&utap_treq_wait);
+}
+
+/* An answer that settles nothing: waiters go on, and the next mapping of the file asks again. */
+static void utap_treq_drop(u32 seq)
+{
+	unsigned long flags;
+	int i;
+
+	raw_spin_lock_irqsave(&utap_treq_lock, flags);
+	for (i = 0; i < UTAP_TREQS; i++)
+		if (utap_treqs[i].seq == seq) {
+			utap_treqs[i].inode = NULL;
+			utap_treqs[i].done = true;
+		}
 	raw_spin_unlock_irqrestore(&utap_treq_lock, flags);
 	wake_up_all(&utap_treq_wait);
 }
@@ -211,6 +228,26 @@ static bool utap_treqs_done(const u32 *seqs, int n)
 	return true;
 }
 
+/* A dropped request's slot has no inode, or went to another request. */
+static bool utap_treqs_dropped(const u32 *seqs, int n)
+{
+	unsigned long flags;
+	bool dropped = false;
+	int i, k;
+
+	raw_spin_lock_irqsave(&utap_treq_lock, flags);
+	for (i = 0; i < n && !dropped; i++) {
+		if (!seqs[i])
+			continue;
+		for (k = 0; k < UTAP_TREQS; k++)
+			if (utap_treqs[k].seq == seqs[i])
+				break;
+		dropped = k == UTAP_TREQS || !utap_treqs[k].inode;
+	}
+	raw_spin_unlock_irqrestore(&utap_treq_lock, flags);
+	return dropped;
+}
+
 static void utap_hold_fn(struct callback_head *cb)
 {
 	struct utap_hold_work *w = container_of(cb, struct utap_hold_work, cb);
@@ -218,14 +255,21 @@ static void utap_hold_fn(struct callback_head *cb)
 	char *paths[UTAP_HOLD_FILES];
 	u32 seqs[UTAP_HOLD_FILES];
 	char *bufs = kvmalloc(UTAP_HOLD_FILES * PATH_MAX, GFP_KERNEL);
-	int i, n = bufs ? utap_hold_scan(w->addr, inodes, paths, bufs) : 0;
+	int i, round, n = bufs ? utap_hold_scan(w->addr, inodes, paths, bufs) : 0;
 
-	for (i = 0; i < n; i++)
-		seqs[i] = utap_request_tables(inodes[i], paths[i]);
-	/* wait for the runner, but never forever: a missing table only costs frames */
-	if (n)
+	/*
+	 * Wait for the runner, but never forever: a missing table only costs
+	 * frames. A request another walk made and the runner dropped (it could
+	 * not read that walk's path) is asked again, with this task's path.
+	 */
+	for (round = 0; n && round < 2; round++) {
+		for (i = 0; i < n; i++)
+			seqs[i] = utap_request_tables(inodes[i], paths[i]);
 		wait_event_killable_timeout(utap_treq_wait, utap_treqs_done(seqs, n) ||
 					    !READ_ONCE(utap_hold_enabled), 10 * HZ);
+		if (!utap_treqs_dropped(seqs, n))
+			break;
+	}
 	kvfree(bufs);
 	kfree(w);
 	atomic_dec(&utap_hold_works);
@@ -380,7 +424,10 @@ static ssize_t utap_tables_write(struct file *f, const char __user *ubuf, size_t
 	if (!utap_msg_fits(h, count))
 		goto fail;
 	if (h->flags & UTAP_TABLES_NONE) {
-		utap_treq_finish(h->seq);
+		if (h->flags & UTAP_TABLES_UNREAD)
+			utap_treq_drop(h->seq);
+		else
+			utap_treq_finish(h->seq);
 		kvfree(h);
 		return count;
 	}

@@ -27,6 +27,7 @@
 #define TABLES_MAGIC 0x75746162
 #define TABLES_NONE 1
 #define TABLES_VDSO 2
+#define TABLES_UNREAD 4
 
 struct tables_msg {
 	uint32_t magic, seq, flags, path_len, uw_len, sym_len, line_len, py_len;
@@ -172,7 +173,22 @@ static void answer(int fd, uint32_t seq, const char *path)
 	size_t uw_len = 0, sym_len = 0;
 	void *uw, *sym;
 	uint64_t py[UTAP_PY_NSYMS];
+	int file_fd = open(path, O_RDONLY | O_CLOEXEC);
+	char file[32];
 
+	/*
+	 * The link of a task that has exec'ed or gone opens nothing: say so,
+	 * so the module asks again when another task maps the file, instead
+	 * of taking "no tables" for a file that has them. Such a link is read
+	 * through the descriptor, which the task's exec cannot take away.
+	 */
+	if (file_fd < 0) {
+		send_tables(fd, seq, TABLES_NONE | TABLES_UNREAD, name, NULL, 0, NULL, 0, NULL);
+		return;
+	}
+	snprintf(file, sizeof(file), "/proc/self/fd/%d", file_fd);
+	if (name != path)
+		path = file;
 	file_buildid(path, hex, sizeof(hex));
 	/* one name per table format: utaps of two versions do not take turns */
 	snprintf(uw_ext, sizeof(uw_ext), "uwt%u", UWT_VERSION);
@@ -211,6 +227,7 @@ static void answer(int fd, uint32_t seq, const char *path)
 	free(sym);
 	free(uw_cache);
 	free(sym_cache);
+	close(file_fd);
 }
 
 void tables_event(int fd, const char *payload, size_t len)
