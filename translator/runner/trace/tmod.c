@@ -7,9 +7,12 @@
 #include "runner/trace/tout_int.h"
 
 #include <gelf.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/auxv.h>
 #include <string.h>
+#include <unistd.h>
 
 /* --- helpers ------------------------------------------------------------- */
 
@@ -157,8 +160,53 @@ static int32_t add_module(struct tout *t, const struct utap_trace_map *mr, const
 	return (int32_t)i;
 }
 
-void tout_add_map(struct tout *t, const struct utap_trace_map *mr, const char *path)
+/*
+ * A mapping of a file the module had no tables for comes with the file's
+ * base name only (a probe cannot look paths up). The mapping, if the
+ * process still has it, names the file; else a mapping of the runner's
+ * own at the same addresses with the same name is the same file: the -c
+ * child runs the runner's code until its exec. NAME if neither.
+ */
+static const char *map_real_path(const struct utap_trace_map *mr, const char *name, char *buf,
+				 size_t size)
 {
+	char link[128], line[4608];
+	uint64_t lo, hi;
+	const char *base;
+	ssize_t n;
+	FILE *f;
+	int at;
+
+	snprintf(link, sizeof(link), "/proc/%" PRIu32 "/map_files/%" PRIx64 "-%" PRIx64, mr->pid,
+		 mr->start, mr->end);
+	n = readlink(link, buf, size - 1);
+	if (n > 0) {
+		buf[n] = 0;
+		return buf;
+	}
+	f = fopen("/proc/self/maps", "re");
+	if (!f)
+		return name;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %*s %*s %*s %*s %n", &lo, &hi, &at) < 2 ||
+		    lo != mr->start || hi != mr->end)
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		base = strrchr(line + at, '/');
+		if (base && !strcmp(base + 1, name) && strlen(line + at) < size) {
+			strcpy(buf, line + at);
+			fclose(f);
+			return buf;
+		}
+	}
+	fclose(f);
+	return name;
+}
+
+void tout_add_map(struct tout *t, const struct utap_trace_map *mr, const char *name)
+{
+	char buf[4096];
+	const char *path = strchr(name, '/') ? name : map_real_path(mr, name, buf, sizeof(buf));
 	int32_t mod = add_module(t, mr, path);
 	size_t i, j;
 
