@@ -63,7 +63,9 @@ static DEFINE_MUTEX(utap_umods_mutex);
 static struct utap_umod *utap_vdso_mod;
 
 /* Files without tables, said once each: "Missing unwind data for a module". */
+#ifndef UTAP_MISSING_SLOTS	/* the generated C sizes it: one target's tree or system-wide */
 #define UTAP_MISSING_SLOTS 64
+#endif
 static struct inode *utap_missing[UTAP_MISSING_SLOTS];
 static atomic_t utap_nmissing = ATOMIC_INIT(0);
 static atomic64_t utap_missing_frames = ATOMIC64_INIT(0);

@@ -118,33 +118,28 @@ static void utap_treq_finish(u32 seq)
 	wake_up_all(&utap_treq_wait);
 }
 
-/* An answer that settles nothing: waiters go on, and the next mapping of the file asks again. */
-static void utap_treq_drop(u32 seq)
+/*
+ * A request that settles nothing: waiters go on, and the next mapping of
+ * the file asks again. From a probe (the ring was full) it never waits and
+ * wakes no one: nobody waits for a request that was not sent.
+ */
+static void utap_treq_forget(u32 seq, bool in_probe)
 {
 	unsigned long flags;
 	int i;
 
-	raw_spin_lock_irqsave(&utap_treq_lock, flags);
+	if (!in_probe)
+		raw_spin_lock_irqsave(&utap_treq_lock, flags);
+	else if (!raw_spin_trylock_irqsave(&utap_treq_lock, flags))
+		return;
 	for (i = 0; i < UTAP_TREQS; i++)
 		if (utap_treqs[i].seq == seq) {
 			utap_treqs[i].inode = NULL;
 			utap_treqs[i].done = true;
 		}
 	raw_spin_unlock_irqrestore(&utap_treq_lock, flags);
-	wake_up_all(&utap_treq_wait);
-}
-
-static void utap_treq_forget(u32 seq)
-{
-	unsigned long flags;
-	int i;
-
-	if (!raw_spin_trylock_irqsave(&utap_treq_lock, flags))
-		return;		/* probe context: never wait */
-	for (i = 0; i < UTAP_TREQS; i++)
-		if (utap_treqs[i].seq == seq)
-			utap_treqs[i].inode = NULL;
-	raw_spin_unlock_irqrestore(&utap_treq_lock, flags);
+	if (!in_probe)
+		wake_up_all(&utap_treq_wait);
 }
 
 /* Asks the runner for a file's tables (safe in any context); returns the request's seq. */
@@ -158,7 +153,7 @@ static u32 utap_request_tables(struct inode *inode, const char *path)
 	if (seq && is_new) {
 		n = scnprintf(msg, sizeof(msg), "tables %u %s", seq, path);
 		if (utap_transport_write(UTAP_REC_EVENT, 0, msg, n, 0)) {
-			utap_treq_forget(seq);	/* the ring was full: a later walk asks again */
+			utap_treq_forget(seq, true);	/* the ring was full: a later walk asks again */
 			return 0;
 		}
 	}
@@ -228,26 +223,6 @@ static bool utap_treqs_done(const u32 *seqs, int n)
 	return true;
 }
 
-/* A dropped request's slot has no inode, or went to another request. */
-static bool utap_treqs_dropped(const u32 *seqs, int n)
-{
-	unsigned long flags;
-	bool dropped = false;
-	int i, k;
-
-	raw_spin_lock_irqsave(&utap_treq_lock, flags);
-	for (i = 0; i < n && !dropped; i++) {
-		if (!seqs[i])
-			continue;
-		for (k = 0; k < UTAP_TREQS; k++)
-			if (utap_treqs[k].seq == seqs[i])
-				break;
-		dropped = k == UTAP_TREQS || !utap_treqs[k].inode;
-	}
-	raw_spin_unlock_irqrestore(&utap_treq_lock, flags);
-	return dropped;
-}
-
 static void utap_hold_fn(struct callback_head *cb)
 {
 	struct utap_hold_work *w = container_of(cb, struct utap_hold_work, cb);
@@ -260,15 +235,14 @@ static void utap_hold_fn(struct callback_head *cb)
 	/*
 	 * Wait for the runner, but never forever: a missing table only costs
 	 * frames. A request another walk made and the runner dropped (it could
-	 * not read that walk's path) is asked again, with this task's path.
+	 * not read that walk's path) is asked again, with this task's path; a
+	 * second wait for requests already answered returns at once.
 	 */
 	for (round = 0; n && round < 2; round++) {
 		for (i = 0; i < n; i++)
 			seqs[i] = utap_request_tables(inodes[i], paths[i]);
 		wait_event_killable_timeout(utap_treq_wait, utap_treqs_done(seqs, n) ||
-					    !READ_ONCE(utap_hold_enabled), 10 * HZ);
-		if (!utap_treqs_dropped(seqs, n))
-			break;
+					    !READ_ONCE(utap_hold_enabled), 5 * HZ);
 	}
 	kvfree(bufs);
 	kfree(w);
@@ -425,7 +399,7 @@ static ssize_t utap_tables_write(struct file *f, const char __user *ubuf, size_t
 		goto fail;
 	if (h->flags & UTAP_TABLES_NONE) {
 		if (h->flags & UTAP_TABLES_UNREAD)
-			utap_treq_drop(h->seq);
+			utap_treq_forget(h->seq, false);
 		else
 			utap_treq_finish(h->seq);
 		kvfree(h);

@@ -306,6 +306,9 @@ int emit_ustack_tables(struct emitter *em)
 	/* files with tables: these, and those the runner adds (a target's dlopens) */
 	sb_printf(&em->config, "#ifndef UTAP_MAX_UMODS\n#define UTAP_MAX_UMODS %d\n#endif\n",
 		  numods + (one_tree ? 128 : 512));
+	/* files without tables named in a warning each; the rest are counted */
+	sb_printf(&em->config, "#ifndef UTAP_MISSING_SLOTS\n#define UTAP_MISSING_SLOTS %d\n#endif\n",
+		  one_tree ? 32 : 64);
 	sb_puts(&em->init, "\trc = utap_umods_init();\n\tif (rc)\n\t\treturn rc;\n"
 		"\trc = utap_tables_init();\n\tif (rc)\n\t\treturn rc;\n");
 	sb_puts(&em->exit, "\tutap_umods_exit();\n");
