@@ -717,7 +717,8 @@ static struct node *parse_value(struct parser *p)
 
 static bool is_lvalue(const struct node *n)
 {
-	return n->kind == N_VAR || n->kind == N_INDEX || n->kind == N_TARGET;
+	return n->kind == N_VAR || n->kind == N_INDEX || n->kind == N_TARGET ||
+	       n->kind == N_CAST;
 }
 
 static struct node *parse_postfix(struct parser *p)

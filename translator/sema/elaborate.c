@@ -297,6 +297,15 @@ static struct symbol *resolve_name(struct session *s, struct scope *sc, const ch
 /* ---- resolving bodies ---- */
 
 static void resolve_function(struct session *s, struct function *fn);
+
+/* Writes to the probed program or kernel need guru mode, as in stap: a pass-2 error. */
+static void check_target_write(struct session *s, struct scope *sc, struct node *lv)
+{
+	if (lv && (lv->kind == N_TARGET || lv->kind == N_CAST) && !s->guru &&
+	    !written_in(sc, lv->loc)->is_tapset)
+		error_at(lv->loc, "write to target variable not permitted; needs guru mode (-g)");
+}
+
 static void resolve_node(struct session *s, struct scope *sc, struct node *n);
 
 static void resolve_list(struct session *s, struct scope *sc, struct node *n)
@@ -763,10 +772,15 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n)
 		n->type = TY_LONG;
 		return;
 	case N_ASSIGN:
+		check_target_write(s, sc, n->lhs);
 		resolve_node(s, sc, n->lhs);
 		resolve_node(s, sc, n->rhs);
 		note_assigned_type(n);
 		return;
+	case N_PREINC:
+	case N_POSTINC:
+		check_target_write(s, sc, n->lhs);
+		break;
 	default:
 		break;
 	}
