@@ -311,4 +311,5 @@ const struct provider provider_procfs = {
 	.target_var = procfs_target_var,
 	.emit_target_var = procfs_emit_target_var,
 	.store_target_var = procfs_store_target_var,
+	.free_write = "$value",
 };

@@ -298,12 +298,20 @@ static struct symbol *resolve_name(struct session *s, struct scope *sc, const ch
 
 static void resolve_function(struct session *s, struct function *fn);
 
-/* Writes to the probed program or kernel need guru mode, as in stap: a pass-2 error. */
+/*
+ * Writes to the probed program or kernel need guru mode, as in stap: a
+ * pass-2 error. A family's own free variable (procfs's $value) is not one.
+ */
 static void check_target_write(struct session *s, struct scope *sc, struct node *lv)
 {
-	if (lv && (lv->kind == N_TARGET || lv->kind == N_CAST) && !s->guru &&
-	    !written_in(sc, lv->loc)->is_tapset)
-		error_at(lv->loc, "write to target variable not permitted; needs guru mode (-g)");
+	const char *free_write = sc->probe ? sc->probe->prov->free_write : NULL;
+
+	if (!lv || (lv->kind != N_TARGET && lv->kind != N_CAST) || s->guru ||
+	    written_in(sc, lv->loc)->is_tapset)
+		return;
+	if (lv->kind == N_TARGET && !lv->args && free_write && !strcmp(lv->name, free_write))
+		return;
+	error_at(lv->loc, "write to target variable not permitted; needs guru mode (-g)");
 }
 
 static void resolve_node(struct session *s, struct scope *sc, struct node *n);

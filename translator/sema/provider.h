@@ -85,6 +85,8 @@ struct provider {
 	 */
 	bool (*store_target_var)(struct emitter *em, struct derived_probe *d, struct node *lhs,
 				 const char *op, struct val v);
+	/* The target variable any script may assign ("$value"); other writes need guru mode. */
+	const char *free_write;
 	/* Optional, for -L: print the target variables of d as " $name:type". */
 	void (*list_vars)(struct session *s, struct derived_probe *d, FILE *out);
 };
