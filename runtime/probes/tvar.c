@@ -59,6 +59,38 @@ static s64 utap_tv_extend(u64 raw, size_t size, bool is_signed)
 	return is_signed ? (s64)(raw << shift) >> shift : (s64)((raw << shift) >> shift);
 }
 
+/* A guru write: the low size bytes of v to addr; on a fault the error is in c->error_buf. */
+static int utap_tv_store(struct utap_context *c, unsigned long addr, size_t size, int64_t v,
+			 const char *what)
+{
+	u64 raw = (u64)v;
+	void *dst = (void *)addr;
+
+	/* copy_to_kernel_nofault() is not exported: its per-size stores */
+	pagefault_disable();
+	switch (size) {
+	case 1:
+		__put_kernel_nofault(dst, &raw, u8, fault);
+		break;
+	case 2:
+		__put_kernel_nofault(dst, &raw, u16, fault);
+		break;
+	case 4:
+		__put_kernel_nofault(dst, &raw, u32, fault);
+		break;
+	default:
+		__put_kernel_nofault(dst, &raw, u64, fault);
+		break;
+	}
+	pagefault_enable();
+	return 0;
+fault:
+	pagefault_enable();
+	snprintf(c->error_buf, sizeof(c->error_buf),
+		 "write fault [man error::fault] at 0x%016lx (%s)", addr, what);
+	return -EFAULT;
+}
+
 /* The scalar of size bytes at addr, extended to 64 bits. */
 static int utap_tv_value(struct utap_context *c, unsigned long addr, size_t size, bool is_signed,
 			 int64_t *out, const char *what)

@@ -24,6 +24,7 @@
 /* Where the walk is: a value (in a register or a local), or memory at an address. */
 struct place {
 	bool lvalue;
+	const char *reg;	/* a value: the register it is in, which a guru write sets */
 	uint32_t type;
 	uint32_t bit_offset, bit_size;	/* a bit field member */
 };
@@ -231,7 +232,8 @@ static struct place param_place(struct walk *w, uint32_t proto, int i, uint32_t 
 
 	if (reg >= 0) {
 		out(w, "utap_v = %s->%s;", regs, arg_regs[reg]);
-		return (struct place){ .lvalue = false, .type = type };
+		return (struct place){ .lvalue = false, .type = type,
+				       .reg = arena_printf("%s->%s", regs, arg_regs[reg]) };
 	}
 	out(w, "utap_a = %s->sp + %d;", regs, off);
 	return (struct place){ .lvalue = true, .type = type };
@@ -248,7 +250,8 @@ static int find_param(const struct btf *b, uint32_t proto, const char *name, uin
 	return -1;
 }
 
-static int walk_var(struct walk *w, uint32_t proto, bool is_return, const char *res)
+/* Where variable w->n is: its parameter or $return, then each -> and [] of it. */
+static int walk_place(struct walk *w, uint32_t proto, bool is_return, struct place *pp)
 {
 	const struct node *n = w->n;
 	struct place p;
@@ -262,7 +265,7 @@ static int walk_var(struct walk *w, uint32_t proto, bool is_return, const char *
 		if (!type)
 			return fail(w, "'%s': the function returns void");
 		out(w, "utap_v = c->regs->ax;");
-		p = (struct place){ .type = type };
+		p = (struct place){ .type = type, .reg = "c->regs->ax" };
 	} else {
 		i = find_param(w->b, proto, n->name + 1, &type);
 		if (i < 0)
@@ -281,7 +284,36 @@ static int walk_var(struct walk *w, uint32_t proto, bool is_return, const char *
 		if (rc)
 			return rc;
 	}
-	return finish(w, &p, n->op && !strcmp(n->op, "&"), res);
+	*pp = p;
+	return 0;
+}
+
+static int walk_var(struct walk *w, uint32_t proto, bool is_return, const char *res)
+{
+	struct place p;
+	int rc = walk_place(w, proto, is_return, &p);
+
+	return rc ? rc : finish(w, &p, w->n->op && !strcmp(w->n->op, "&"), res);
+}
+
+/* The guru write of v to p: its register, or memory (a fault is the probe's error). */
+static int store(struct walk *w, const struct place *p, const char *v)
+{
+	struct btf_info i;
+
+	btf_resolve(w->b, p->type, &i);
+	if (i.cls != BTF_C_INT && i.cls != BTF_C_PTR)
+		return fail(w, arena_printf("'%%s' is a %s: only a number or a pointer can be "
+					    "assigned", btf_type_name(w->b, p->type)));
+	if (p->bit_size)
+		return fail(w, "'%s': a bit-field cannot be assigned");
+	if (!p->lvalue) {
+		out(w, "%s = (unsigned long)(%s);", p->reg, v);
+		return 0;
+	}
+	out(w, "if (utap_tv_store(c, utap_a, %u, %s, %s))", i.size, v, w->what);
+	fault(w);
+	return 0;
 }
 
 /* How many '$' follow $$parms and kin: stap's pretty-printing of each. */
@@ -472,6 +504,18 @@ static struct val emit_all(struct emitter *em, const struct btf *b, uint32_t pro
 	return (struct val){ .type = TY_STRING, .c = s, .str_temp = true };
 }
 
+/* The block a walk's statements go in, with the address and value it moves. */
+static void walk_open(struct walk *w)
+{
+	w->what = c_string_literal(w->text, strlen(w->text));
+	w->near = c_near(w->n);
+	emit_line(w->em, "{");
+	w->em->indent++;
+	emit_line(w->em, "unsigned long utap_v = 0, utap_a = 0;");
+	emit_line(w->em, "(void)utap_v;");
+	emit_line(w->em, "(void)utap_a;");
+}
+
 struct val btfvars_emit(struct emitter *em, const char *func, bool is_return, const struct node *n)
 {
 	const struct btf *b = btf_get(em->s);
@@ -488,13 +532,7 @@ struct val btfvars_emit(struct emitter *em, const char *func, bool is_return, co
 		w.entry = true;
 	}
 	res = emit_new_long(em);
-	w.what = c_string_literal(w.text, strlen(w.text));
-	w.near = c_near(n);
-	emit_line(em, "{");
-	em->indent++;
-	emit_line(em, "unsigned long utap_v = 0, utap_a = 0;");
-	emit_line(em, "(void)utap_v;");
-	emit_line(em, "(void)utap_a;");
+	walk_open(&w);
 	w.raw = n->pretty > 0;
 	walk_var(&w, proto, is_return, res);
 	em->indent--;
@@ -502,6 +540,33 @@ struct val btfvars_emit(struct emitter *em, const char *func, bool is_return, co
 	if (w.raw)
 		return emit_pretty(em, (struct node *)n, b, w.end, res, w.end_lvalue, n->pretty);
 	return (struct val){ .type = TY_LONG, .c = res };
+}
+
+bool btfvars_store(struct emitter *em, const char *func, bool is_return, const struct node *n,
+		   const char *op, struct val v)
+{
+	const struct btf *b = btf_get(em->s);
+	struct walk w = { .b = b, .n = n, .em = em, .text = cparams_var_text(n) };
+	struct place p;
+	int rc;
+
+	if (is_all_vars(n) || n->kind != N_TARGET || n->pretty || n->op) {
+		error_at(n->loc, "only a target variable, or a member or element of one, can be "
+			 "assigned");
+		return false;
+	}
+	if (strcmp(op, "=") || v.type != TY_LONG) {
+		error_at(n->loc, "'%s' takes a number, assigned with '='", w.text);
+		return false;
+	}
+	emit_need(em, "tvar");
+	walk_open(&w);
+	rc = walk_place(&w, btf_func_proto(b, func), is_return, &p);
+	if (!rc)
+		rc = store(&w, &p, v.c);
+	em->indent--;
+	emit_line(em, "}");
+	return rc == 0;
 }
 
 bool btf_func_known(struct session *s, const char *func)

@@ -23,6 +23,14 @@ int btfvars_check(struct session *s, const struct derived_probe *d, const char *
 /* The value of a variable btfvars_check() accepted; emits statements. */
 struct val btfvars_emit(struct emitter *em, const char *func, bool is_return, const struct node *n);
 
+/*
+ * A guru write of v (op "=" only) to a variable btfvars_check() accepted:
+ * a parameter's register, $return's, or the memory a member or element is
+ * in. False after reporting why it cannot be written.
+ */
+bool btfvars_store(struct emitter *em, const char *func, bool is_return, const struct node *n,
+		   const char *op, struct val v);
+
 /* Whether the target kernel's BTF describes func. */
 bool btf_func_known(struct session *s, const char *func);
 

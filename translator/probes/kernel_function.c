@@ -184,6 +184,22 @@ static struct val kernel_function_emit_target_var(struct emitter *em, struct der
 	return (struct val){ .type = TY_STRING, .c = t, .str_temp = true };
 }
 
+/* A guru write: a BTF-typed variable, or $return (the return register) without BTF. */
+static bool kernel_function_store_target_var(struct emitter *em, struct derived_probe *d,
+					     struct node *lhs, const char *op, struct val v)
+{
+	const struct kprobe_site *k = d->data;
+
+	if (lhs->pdata == btf_marker)
+		return btfvars_store(em, btf_function(d), k->is_return, lhs, op, v);
+	if (lhs->type != TY_LONG || strcmp(op, "=") || v.type != TY_LONG) {
+		error_at(lhs->loc, "'%s' takes a number, assigned with '='", lhs->name);
+		return false;
+	}
+	emit_line(em, "c->regs->ax = (unsigned long)(%s);", v.c);
+	return true;
+}
+
 static void kernel_function_list_vars(struct session *s, struct derived_probe *d, FILE *out)
 {
 	const struct kprobe_site *k = d->data;
@@ -208,5 +224,6 @@ const struct provider provider_kernel_function = {
 	.pretty = true,
 	.target_var = kernel_function_target_var,
 	.emit_target_var = kernel_function_emit_target_var,
+	.store_target_var = kernel_function_store_target_var,
 	.list_vars = kernel_function_list_vars,
 };
