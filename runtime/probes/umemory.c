@@ -123,6 +123,23 @@ static int utap_uload(struct utap_context *c, u64 addr, int size, bool is_signed
 	return -EFAULT;
 }
 
+/* A guru write: the low SIZE bytes of V to user address ADDR, without faulting pages in. */
+static int utap_ustore(struct utap_context *c, u64 addr, int size, s64 v)
+{
+	u64 raw = (u64)v;
+	unsigned long left;
+
+	pagefault_disable();
+	left = __copy_to_user_inatomic((void __user *)addr, &raw, min_t(int, size, sizeof(raw)));
+	pagefault_enable();
+	if (!left)
+		return 0;
+	snprintf(c->error_buf, sizeof(c->error_buf),
+		 "write fault [man error::fault] at 0x%llx", (unsigned long long)addr);
+	c->last_error = c->error_buf;
+	return -EFAULT;
+}
+
 /*
  * The NUL-terminated string at ADDR into DST (SIZE bytes, always
  * terminated; longer strings are cut). Reads page by page, so a string

@@ -429,6 +429,12 @@ static struct val uprobe_emit_target_var(struct emitter *em, struct derived_prob
 	return dwarf_emit_target_var(em, d, n);
 }
 
+static bool uprobe_store_target_var(struct emitter *em, struct derived_probe *d,
+				    struct node *lhs, const char *op, struct val v)
+{
+	return uvar_store(em, lhs, op, v);
+}
+
 static void uprobe_list_vars(struct session *s, struct derived_probe *d, FILE *out)
 {
 	const struct usite *u = d->data;
@@ -451,5 +457,6 @@ const struct provider provider_process_code = {
 	.target_var = uprobe_target_var,
 	.pretty = true,
 	.emit_target_var = uprobe_emit_target_var,
+	.store_target_var = uprobe_store_target_var,
 	.list_vars = uprobe_list_vars,
 };

@@ -283,6 +283,64 @@ struct val uvar_emit(struct emitter *em, struct node *n)
 	return (struct val){ .type = TY_LONG, .c = t };
 }
 
+/* The C lvalue of a register base ("((uint64_t)c->regs->di)"), or NULL. */
+static const char *reg_lvalue(const char *base)
+{
+	static const char pre[] = "((uint64_t)c->regs->";
+	size_t n = strlen(base);
+
+	if (strncmp(base, pre, sizeof(pre) - 1) || n < sizeof(pre) + 1 || base[n - 1] != ')')
+		return NULL;
+	return arena_printf("c->regs->%.*s", (int)(n - sizeof(pre)), base + sizeof(pre) - 1);
+}
+
+bool uvar_store(struct emitter *em, struct node *n, const char *op, struct val v)
+{
+	const struct plan *p = n->pdata;
+	struct uaccess addr;
+	const char *t, *reg;
+	int last = -1;
+
+	if (!p || p->kind != PLAN_LONG || strcmp(op, "=") || v.type != TY_LONG) {
+		error_at(n->loc, "only a number can be assigned to a target variable, with '='");
+		return false;
+	}
+	for (int i = 0; i < p->acc.nsteps; i++) {
+		if (p->acc.steps[i].op == STEP_BITS) {
+			error_at(n->loc, "a bit-field cannot be assigned");
+			return false;
+		}
+		if (p->acc.steps[i].op == STEP_LOAD)
+			last = i;
+	}
+	if (last < 0) {
+		bool plain = !p->acc.nsteps ||
+			     (p->acc.nsteps == 1 && p->acc.steps[0].op == STEP_CONV);
+
+		reg = plain && !p->acc.kernel ? reg_lvalue(p->acc.base) : NULL;
+		if (!reg) {
+			error_at(n->loc, "this variable is a computed value here, in no register "
+				 "or memory, so it cannot be assigned");
+			return false;
+		}
+		emit_line(em, "%s = (unsigned long)(%s);", reg, v.c);
+		return true;
+	}
+	if (p->acc.kernel) {
+		error_at(n->loc, "kernel memory cannot be assigned from a process probe");
+		return false;
+	}
+	/* the address the last load would read, then a store of its size there */
+	addr = p->acc;
+	addr.nsteps = last;
+	t = emit_new_long(em);
+	emit_need(em, "umemory");
+	emit_access(em, &addr, t, n, NULL);
+	emit_line(em, "if (utap_ustore(c, (u64)%s, %d, %s)) UTAP_ERROR(c, c->last_error, %s, %s);",
+		  t, p->acc.steps[last].sc.size, v.c, c_near(n), em->err_label);
+	return true;
+}
+
 /* One capture into v[i]: like emit_access, in the capture function's own C. */
 static void capture_one(struct strbuf *sb, const struct uaccess *acc, int i)
 {

@@ -112,4 +112,11 @@ void uvar_set_string(struct node *n, const char *s);
 /* The value of a target variable the setters above planned. */
 struct val uvar_emit(struct emitter *em, struct node *n);
 
+/*
+ * A guru write of v (op "=") to n: its register, or the user memory its
+ * last load reads (a fault is the probe's error). False after reporting
+ * why it cannot be written.
+ */
+bool uvar_store(struct emitter *em, struct node *n, const char *op, struct val v);
+
 #endif /* UTAP_UVARS_H */
