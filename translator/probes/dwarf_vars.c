@@ -1441,6 +1441,26 @@ static bool is_probed_binary(const struct dwarf_func *f, const char *module)
 	return same || (!strchr(module, '/') && base && !strcmp(base + 1, module));
 }
 
+/*
+ * A global in a .return probe: its value when the function returns, at
+ * the address it had at the entry (where the probe's ip gives the load
+ * bias; a return address may be in another binary), which is captured
+ * there.
+ */
+static int return_global_plan(struct tv_ctx *t, struct uaccess *acc)
+{
+	struct uaccess where = { .base = acc->base };
+	const char *why = capture_key(t);
+	int slot = why ? -1 : entry_caps_add(t->caps, &where, &why);
+
+	if (slot < 0)
+		return tv_error(t, "'%s' cannot be located at the function's entry: %s", "@var",
+				why);
+	acc->base = arena_printf("((uint64_t)utap_entry_value(c, %d))", slot);
+	uvar_set_long(t->n, acc);
+	return 0;
+}
+
 static int resolve_global(struct tv_ctx *t)
 {
 	struct node *v = t->var, *arg = v->lhs;
@@ -1460,9 +1480,6 @@ static int resolve_global(struct tv_ctx *t)
 	if (!t->f)
 		return tv_error(t, "@var(\"%s\") needs debuginfo (DWARF), and %s has none", spec,
 				"the probed binary");
-	if (t->is_return)
-		return tv_error(t, "@var(\"%s\") in a .return probe is not supported; read it in a "
-				"%s probe on the function or a statement", spec, ".function");
 	if (arg->next && !is_probed_binary(t->f, arg->next->str))
 		return tv_error(t, "@var(\"%s\") of another binary (%s) than the probed one is "
 				"not supported", spec, arg->next->str);
@@ -1479,7 +1496,10 @@ static int resolve_global(struct tv_ctx *t)
 	}
 	if (!walk_finish(&w, v->op && !strcmp(v->op, "&")))
 		return tv_error(t, "@var(\"%s\") is %s", spec, w.err);
-	return set_value_plan(t, &w.acc);
+	if (t->is_return)
+		return return_global_plan(t, &w.acc);
+	uvar_set_long(t->n, &w.acc);
+	return 0;
 }
 
 /* ---- @cast(p, "type"[, "module"]) ---- */
