@@ -59,6 +59,14 @@ static int parse_suffix(const struct pp_component *c, struct fn_suffix *f, struc
 			   pp_component_arg_num(c, &f->maxactive) && f->maxactive > 0 &&
 			   f->maxactive < 65536) {
 			sb_printf(&sb, ".maxactive(%lld)", (long long)f->maxactive);
+		} else if ((!strcmp(c->name, "label") || !strcmp(c->name, "callee") ||
+			    !strcmp(c->name, "callees")) && !c->next) {
+			/* stap takes these from the kernel's DWARF */
+			error_at(loc, "kernel.function(...).%s needs the kernel's debuginfo (DWARF), "
+				 "which utap does not use; probe the function itself, or a "
+				 "kernel.statement(0x...).absolute address with -g", c->name);
+			sb_free(&sb);
+			return -1;
 		} else {
 			error_at(loc, "unexpected '.%s' in a kernel.function point", c->name);
 			sb_free(&sb);
