@@ -15,6 +15,9 @@
 # arguments of its parameters' types; "unresolved function" means utap does
 # not have it. Prints one line per missing function ("missing NAME:SIG
 # [man|dump]", overloads once each) and the counts of distinct names last.
+# Then the private decoders of stap's aux_syscalls.stp (_signal_name,
+# _mmap_flags, ...: not in the dump, but scripts call them) that no utap
+# tapset defines by name: "missing-aux NAME" lines and their count.
 # Never loads anything.
 set -u
 KREL=6.1.0-57-amd64
@@ -27,6 +30,8 @@ while getopts r:d: o; do
 	esac
 done
 UTAP=${UTAP:-$(dirname "$0")/../build/utap}
+TAPSETS=${TAPSETS:-$(dirname "$0")/../tapsets}
+AUX=${AUX:-/usr/share/systemtap/tapset/linux/aux_syscalls.stp}
 MANDIR=${MANDIR:-/usr/share/man/man3}
 [ -n "$DUMP" ] || DUMP=${XDG_CACHE_HOME:-$HOME/.cache}/utap/stap-functions-$KREL
 tmp=$(mktemp -d)
@@ -72,3 +77,23 @@ done < "$tmp/sigs"
 count() { sort -u "$1" | awk -v s="${2:-}" '!s || $2 == s' | wc -l; }
 echo "$(count "$tmp/missing") of $(count "$tmp/all") stap functions missing" \
 	"($(count "$tmp/missing" man) of the $(count "$tmp/all" man) only in man pages, stap's --compatible ones)"
+
+names() { sed -n 's/^function[ \t]\{1,\}\([A-Za-z_][A-Za-z0-9_]*\).*/\1/p' "$@" | sort -u; }
+names "$AUX" > "$tmp/aux"
+names "$TAPSETS"/*.stp > "$tmp/ours"
+# of those utap lacks, the ones stap's pass 2 resolves for this kernel
+# (many are for other architectures or kernels): called with as many
+# longs as the definition has parameters
+naux=0
+for f in $(comm -23 "$tmp/aux" "$tmp/ours"); do
+	n=$(grep -m1 "^function[ \t]*$f[ \t:(]" "$AUX" | sed 's/[^(]*(\([^)]*\)).*/\1/' |
+		awk -F, '/^ *$/ { print 0; next } { print NF }')
+	args=$(awk -v n="$n" 'BEGIN { for (i = 0; i < n; i++) printf "%s1", i ? ", " : "" }')
+	if ! stap -r "$KREL" -p2 -e "probe begin { $f($args) }" > /dev/null 2> "$tmp/err" &&
+			grep -q "unresolved function" "$tmp/err"; then
+		continue
+	fi
+	echo "missing-aux $f"
+	naux=$((naux + 1))
+done
+echo "$naux of the aux_syscalls decoders stap resolves here missing ($(wc -l < "$tmp/aux") in its file)"
