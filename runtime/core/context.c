@@ -135,6 +135,7 @@ UTAP_API struct utap_context *utap_context_enter(const struct utap_probe *p, int
 	c->actionremaining = MAXACTION;
 	c->last_error = NULL;
 	c->last_near = NULL;
+	c->aborted = false;
 	c->printlen = 0;
 	c->nprints = 0;
 	return c;
@@ -162,7 +163,7 @@ static void utap_report_error(struct utap_context *c)
 UTAP_API void utap_context_leave(struct utap_context *c)
 {
 	utap_print_flush(c);
-	if (unlikely(c->last_error))
+	if (unlikely(c->last_error) && !c->aborted)
 		utap_report_error(c);
 	atomic_dec(&c->busy);
 	preempt_enable();

@@ -80,6 +80,7 @@ struct utap_context {
 	long actionremaining;		/* MAXACTION budget */
 	const char *last_error;		/* set by a failing statement */
 	const char *last_near;		/* "operator '/' at file:line:col" */
+	bool aborted;			/* abort(): last_error unwinds, past catch, unreported */
 	char error_buf[MAXSTRINGLEN];	/* for messages built at run time */
 	char tok_buf[MAXSTRINGLEN];	/* tokenize(): the string being split */
 	char str_buf[MAXSTRINGLEN];	/* a user string read to be quoted into a script string */

@@ -915,6 +915,7 @@ static void emit_try(struct emitter *em, struct node *n)
 	emit_line(em, "goto %s;", done);
 	emit_line(em, "%s:", catch);
 	em->indent++;
+	emit_line(em, "if (unlikely(c->aborted)) goto %s;", save);	/* abort() is not caught */
 	if (n->catch_var)
 		emit_line(em, "utap_strlcpy(%s, c->last_error, MAXSTRINGLEN);",
 			  var_lvalue(n->catch_var));

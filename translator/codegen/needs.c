@@ -39,6 +39,7 @@ static const struct runtime_part parts[] = {
 	{ "pystack",		"unwind/pyframes.c",		PART_UNWIND | PART_USYMS | PART_PYTHON },
 	{ "regex",		"core/regex.c",			0 },
 	{ "utf",		"core/utf.c",			0 },
+	{ "softfp",		"core/softfp.c",		0 },
 	{ "regex_groups",	NULL,				PART_REGEX_GROUPS },
 	{ "itrace",		"itrace/itrace.c",		0 },
 	{ "trace_formats",	"formats/output.c",		0 },
