@@ -225,6 +225,7 @@ static bool call_origin(Dwarf_Die *site, Dwarf_Die *callee)
 static void walk_calls(Dwarf_Die *die, struct call_list *l, int depth)
 {
 	Dwarf_Die child, callee;
+	Dwarf_Addr entry;
 	uint64_t pc;
 
 	if (depth > 64 || dwarf_child(die, &child) != 0)
@@ -247,8 +248,10 @@ static void walk_calls(Dwarf_Die *die, struct call_list *l, int depth)
 					memcpy(grown, l->v, sizeof(*grown) * l->n);
 				l->v = grown;
 			}
-			l->v[l->n++] = (struct dwarf_call){ arena_strdup(dwarf_diename(&callee)),
-							    pc };
+			l->v[l->n] = (struct dwarf_call){ arena_strdup(dwarf_diename(&callee)), pc, 0 };
+			if (dwarf_lowpc(&callee, &entry) == 0)
+				l->v[l->n].entry = entry;
+			l->n++;
 		} else if (tag == DW_TAG_lexical_block || tag == DW_TAG_inlined_subroutine) {
 			walk_calls(&child, l, depth + 1);
 		}

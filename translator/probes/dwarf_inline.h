@@ -31,6 +31,7 @@ size_t dwarf_labels(struct dwarf_func *f, struct dwarf_site **out);
 struct dwarf_call {
 	const char *callee;
 	uint64_t return_pc;		/* link-time */
+	uint64_t entry;			/* the callee's, when its definition is the origin; else 0 */
 };
 
 /*

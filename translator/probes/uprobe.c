@@ -190,11 +190,15 @@ static int add_function(struct session *s, struct probe_point *pp, struct derive
 
 /* ---- .callee("G"), .callees(N) ---- */
 
-/* The out-of-line function of b called NAME (with DWARF), or NULL: one in another object. */
-static const struct ufunc *function_named(struct ubinary *b, const char *name)
+/*
+ * The out-of-line function of b a call calls (with DWARF): at its entry,
+ * or by name when DWARF names only a declaration; NULL: one in another object.
+ */
+static const struct ufunc *called_function(struct ubinary *b, const struct dwarf_call *call)
 {
 	for (size_t i = 0; i < b->nfuncs; i++)
-		if (!strcmp(b->funcs[i].name, name) &&
+		if (!strcmp(b->funcs[i].name, call->callee) &&
+		    (!call->entry || b->funcs[i].vaddr == call->entry) &&
 		    dwarf_func_find(b, b->funcs[i].name, b->funcs[i].vaddr))
 			return &b->funcs[i];
 	return NULL;
@@ -255,6 +259,11 @@ static int add_callee(struct probe_point *pp, struct derived_probe *proto,
 	return more < 0 ? -1 : 1 + more;
 }
 
+static bool same_callee(const struct dwarf_call *a, const struct dwarf_call *b)
+{
+	return !strcmp(a->callee, b->callee) && a->entry == b->entry;
+}
+
 /* The callees of CALLER that CS names, each with the calls to it from CALLER. */
 static int add_callees(struct probe_point *pp, struct derived_probe *proto,
 		       const struct process_spec *spec, struct ubinary *b, struct dwarf_func *caller,
@@ -272,14 +281,14 @@ static int add_callees(struct probe_point *pp, struct derived_probe *proto,
 		bool seen = false;
 
 		for (size_t j = 0; j < i && !seen; j++)
-			seen = !strcmp(calls[j].callee, calls[i].callee);
+			seen = same_callee(&calls[j], &calls[i]);
 		if (seen || (level == 1 && fnmatch(cs->pattern, calls[i].callee, 0)))
 			continue;
-		g = function_named(b, calls[i].callee);
+		g = called_function(b, &calls[i]);
 		if (!g)
 			continue;
 		for (size_t j = i; j < n; j++)
-			if (!strcmp(calls[j].callee, calls[i].callee))
+			if (same_callee(&calls[j], &calls[i]))
 				ra[nra++] = calls[j].return_pc;
 		rc = add_callee(pp, proto, spec, b, g, caller_pp, ra, nra, cs, level, outer);
 		if (rc < 0)
