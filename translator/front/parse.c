@@ -643,12 +643,14 @@ static struct node *parse_at_op(struct parser *p)
 	if (!strcmp(name, "@task") || !strcmp(name, "@mm") || !strcmp(name, "@cast_sizeof") ||
 	    !strcmp(name, "@cast_module_sizeof"))
 		return parse_cast_macro(p, t, name);
-	if (!strcmp(name, "@perf"))
-		perr(p, t->loc, "@perf is not supported: utap has no perf .counter(\"NAME\") "
-		     "probes to read; a perf.type(T).config(C).sample(N) probe runs every N "
-		     "events instead");
-	else
-		perr(p, t->loc, "unknown operator '%s'", name);
+	if (!strcmp(name, "@perf")) {
+		struct node *call = parse_args(p, new_node(N_CALL, t), name);
+
+		n = new_cast(t, call->args, call->nargs);
+		n->name = name;
+		return n;
+	}
+	perr(p, t->loc, "unknown operator '%s'", name);
 	return new_node(N_NUM, t);
 }
 
