@@ -25,6 +25,12 @@ $(B)/progs/u_levels-%: testsuite/progs/u_levels.c
 # u_inline.c at -O0 too: only there do labels and inlined parameters keep their
 # places; u_pretty.c too, where every parameter is in memory at the probe.
 PROGS += $(B)/progs/u_inline-O0 $(B)/progs/u_pretty-O0 $(B)/progs/u_guru-O0
+
+# u_callee.c at -O0 (no call sites) and with DWARF 4's GNU call sites too.
+PROGS += $(B)/progs/u_callee-O0 $(B)/progs/u_callee-dwarf4
+$(B)/progs/%-dwarf4: testsuite/progs/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -gdwarf-4 -o $@ $<
 $(B)/progs/%-O0: testsuite/progs/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -O0 -g -o $@ $<

@@ -2,7 +2,7 @@
 # lifecycle probes, DWARF target variables and SDT notes in the translator;
 # their module runtime lives in runtime/probes/.
 UTAP_SRCS += translator/probes/process.c translator/probes/process_bin.c \
-	translator/probes/uprobe.c translator/probes/uprobe_plt.c translator/probes/uvars.c translator/probes/sdt.c translator/probes/dwarf_vars.c translator/probes/dwarf_inline.c translator/probes/dwarf_pretty.c \
+	translator/probes/uprobe.c translator/probes/uprobe_plt.c translator/probes/uvars.c translator/probes/sdt.c translator/probes/dwarf_vars.c translator/probes/dwarf_inline.c translator/probes/dwarf_pretty.c translator/probes/cast_header.c \
 	translator/probes/sdt_notes.c translator/probes/process_lifecycle.c translator/probes/cxxname.c \
 	translator/probes/dwarf_names.c
 

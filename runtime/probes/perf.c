@@ -8,6 +8,10 @@
  * A counter the CPU lacks (every hardware counter under QEMU TCG) fails to
  * register: an error naming the probe, or nothing for a '?' probe. CPUs
  * brought online later get no counter.
+ *
+ * A .counter("NAME") probe runs no handler: one counting event on the -c
+ * target (created at start, while the command is held before its exec,
+ * inherited by its threads and children), which @perf("NAME") reads.
  */
 #ifndef UTAP_PROBES_PERF_C
 #define UTAP_PROBES_PERF_C
@@ -23,8 +27,10 @@ struct utap_perf {
 	u64 period;		/* events per sample, or samples per second with freq */
 	bool freq;
 	bool optional;
+	bool counter;		/* .counter(): counts the target for @perf */
 	const char *name;	/* perf.hw.instructions ..., for messages */
 	struct perf_event **events;	/* per CPU, or NULL */
+	struct perf_event *task_event;	/* .counter(): on the target, or NULL */
 };
 
 static void utap_perf_overflow(struct perf_event *event, struct perf_sample_data *data,
@@ -65,6 +71,9 @@ static void utap_perf_release(struct utap_perf *p)
 {
 	int cpu;
 
+	if (p->task_event)
+		perf_event_release_kernel(p->task_event);
+	p->task_event = NULL;
 	if (!p->events)
 		return;
 	for_each_possible_cpu(cpu)
@@ -72,6 +81,44 @@ static void utap_perf_release(struct utap_perf *p)
 			perf_event_release_kernel(p->events[cpu]);
 	kfree(p->events);
 	p->events = NULL;
+}
+
+/* The counting event of a .counter() probe, on the -c target. */
+static long utap_perf_count_target(struct utap_perf *p)
+{
+	struct perf_event_attr attr = {
+		.type = p->type,
+		.size = sizeof(attr),
+		.config = p->config,
+		.inherit = 1,
+	};
+	struct pid *pid = find_get_pid((pid_t)utap_target);
+	struct task_struct *task = pid ? get_pid_task(pid, PIDTYPE_PID) : NULL;
+	struct perf_event *e;
+
+	put_pid(pid);
+	if (!task)
+		return -ESRCH;
+	e = perf_event_create_kernel_counter(&attr, -1, task, NULL, NULL);
+	put_task_struct(task);
+	if (IS_ERR(e))
+		return PTR_ERR(e);
+	p->task_event = e;
+	return 0;
+}
+
+/* @perf("NAME"): the count so far, threads and children that ended included. */
+static int utap_perf_read(struct utap_context *c, const struct utap_perf *p, s64 *v)
+{
+	u64 enabled, running;
+
+	if (!p || !p->task_event) {
+		snprintf(c->error_buf, MAXSTRINGLEN, "perf counter '%s' is not counting",
+			 p ? p->name : "?");
+		return -1;
+	}
+	*v = (s64)perf_event_read_value(p->task_event, &enabled, &running);
+	return 0;
 }
 
 static long utap_perf_create(struct utap_perf *p)
@@ -109,7 +156,8 @@ static int utap_perfs_register(struct utap_perf *tab, int n)
 	int i;
 
 	for (i = 0; i < n; i++) {
-		long rc = utap_perf_create(&tab[i]);
+		long rc = tab[i].counter ? utap_perf_count_target(&tab[i]) :
+			  utap_perf_create(&tab[i]);
 
 		if (!rc || tab[i].optional)
 			continue;

@@ -171,5 +171,8 @@ int emit_needs(struct emitter *em)
 	for (struct embed *e = em->s->embeds; e; e = e->next)
 		if (read_needs(em, e->code, e->loc))
 			rc = -1;
+	for (struct derived_probe *d = em->s->derived; d; d = d->next)
+		if (d->needs)
+			emit_need(em, d->needs);
 	return rc;
 }

@@ -643,6 +643,13 @@ static struct node *parse_at_op(struct parser *p)
 	if (!strcmp(name, "@task") || !strcmp(name, "@mm") || !strcmp(name, "@cast_sizeof") ||
 	    !strcmp(name, "@cast_module_sizeof"))
 		return parse_cast_macro(p, t, name);
+	if (!strcmp(name, "@perf")) {
+		struct node *call = parse_args(p, new_node(N_CALL, t), name);
+
+		n = new_cast(t, call->args, call->nargs);
+		n->name = name;
+		return n;
+	}
 	perr(p, t->loc, "unknown operator '%s'", name);
 	return new_node(N_NUM, t);
 }

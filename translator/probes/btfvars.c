@@ -451,6 +451,33 @@ static struct val emit_pretty(struct emitter *em, struct node *n, const struct b
 	return emit_pieces(em, n, &out);
 }
 
+/* After a checked walk: n is the pretty-printed string, or the long for autocast. */
+static void checked_type(const struct walk *w, struct node *n)
+{
+	n->type = w->raw ? TY_STRING : TY_LONG;
+	if (!w->raw)
+		note_pointee(w, n);
+}
+
+/* After an emitted walk into res: its value, pretty-printed for $x$. */
+static struct val walked_value(struct emitter *em, const struct walk *w, const char *res)
+{
+	if (w->raw)
+		return emit_pretty(em, (struct node *)w->n, w->b, w->end, res, w->end_lvalue,
+				   w->n->pretty);
+	return (struct val){ .type = TY_LONG, .c = res };
+}
+
+/* " name=" and the value of TYPE that BASE is (its address when IS_ADDR), in $$parms$. */
+static void named_pretty(struct pretty_out *out, const struct btf *b, const char *name,
+			 uint32_t type, const char *base, bool is_addr, bool all)
+{
+	struct uaccess acc = { .base = base, .kernel = true };
+
+	pretty_text(out, arena_printf("%s%s=", out->n || out->text.len ? " " : "", name));
+	btf_pretty(out, b, type, &acc, is_addr, all, true);
+}
+
 /* $$parms$ and $$parms$$: each register parameter pretty-printed. */
 static struct val emit_all_pretty(struct emitter *em, const struct btf *b, uint32_t proto,
 				  const struct node *n)
@@ -458,18 +485,15 @@ static struct val emit_all_pretty(struct emitter *em, const struct btf *b, uint3
 	struct pretty_out out = { 0 };
 	int pretty = list_pretty(n->name);
 
-	for (int k = 0, first = 1, off; k < btf_proto_nparams(b, proto); k++) {
+	for (int k = 0, off; k < btf_proto_nparams(b, proto); k++) {
 		uint32_t type;
 		const char *name = btf_proto_param(b, proto, k, &type);
 		int reg = param_reg(b, proto, k, &off);
-		struct uaccess acc = { .kernel = true };
 
 		if (!name || !*name || reg < 0)
 			continue;
-		acc.base = arena_printf("((uint64_t)c->regs->%s)", arg_regs[reg]);
-		pretty_text(&out, arena_printf("%s%s=", first ? "" : " ", name));
-		btf_pretty(&out, b, type, &acc, false, pretty > 1, true);
-		first = 0;
+		named_pretty(&out, b, name, type, arena_printf("((uint64_t)c->regs->%s)",
+							       arg_regs[reg]), false, pretty > 1);
 	}
 	return emit_pieces(em, (struct node *)n, &out);
 }
@@ -537,9 +561,7 @@ struct val btfvars_emit(struct emitter *em, const char *func, bool is_return, co
 	walk_var(&w, proto, is_return, res);
 	em->indent--;
 	emit_line(em, "}");
-	if (w.raw)
-		return emit_pretty(em, (struct node *)n, b, w.end, res, w.end_lvalue, n->pretty);
-	return (struct val){ .type = TY_LONG, .c = res };
+	return walked_value(em, &w, res);
 }
 
 bool btfvars_store(struct emitter *em, const char *func, bool is_return, const struct node *n,
@@ -669,14 +691,14 @@ static int kernel_cast_check(struct session *s, struct derived_probe *d, struct 
 	struct walk w = { .b = b, .n = n, .quiet = quiet };
 
 	(void)d;
-	if (!type || cparams_check_target(n, quiet))
+	w.raw = n->pretty > 0;
+	if (!type || (!w.raw && cparams_check_target(n, quiet)))
 		return -1;
 	w.text = cparams_var_text(n);
 	if (walk_cast(&w, type, "res"))
 		return -1;
-	n->type = TY_LONG;
 	n->owner = &provider_kernel_cast;
-	note_pointee(&w, n);
+	checked_type(&w, n);
 	return 0;
 }
 
@@ -706,14 +728,16 @@ static struct val kernel_cast_emit(struct emitter *em, struct derived_probe *d, 
 	const char *res = emit_new_long(em);
 
 	(void)d;
+	w.raw = n->pretty > 0;
 	open_walk(em, &w, "0", arena_printf("(unsigned long)(%s)", ptr.c));
 	walk_cast(&w, cast_type(b, n, true), res);
 	close_walk(em);
-	return (struct val){ .type = TY_LONG, .c = res };
+	return walked_value(em, &w, res);
 }
 
 const struct provider provider_kernel_cast = {
 	.name = "@cast",
+	.pretty = true,
 	.target_var = kernel_cast_check,
 	.emit_target_var = kernel_cast_emit,
 };
@@ -810,15 +834,15 @@ static int kernel_var_check(struct session *s, struct derived_probe *d, struct n
 	if (!kvar_type(b, decl, &kv->start))
 		return kvar_error(n, quiet, arena_printf("@var(\"%%s\"): the kernel's BTF has no "
 				  "type '%s' (declared in <%s>)", decl, header), kv->name);
-	if (cparams_check_target(n, quiet))
+	w.raw = n->pretty > 0;
+	if (!w.raw && cparams_check_target(n, quiet))
 		return -1;
 	w.text = cparams_var_text(n);
 	if (walk_var_chain(&w, kv->start, "res"))
 		return -1;
-	n->type = TY_LONG;
 	n->pdata = kv;
 	n->owner = &provider_kernel_var;
-	note_pointee(&w, n);
+	checked_type(&w, n);
 	return 0;
 }
 
@@ -831,6 +855,7 @@ static struct val kernel_var_emit(struct emitter *em, struct derived_probe *d, s
 	const char *res = emit_new_long(em), *addr = arena_printf("utap_kvar_%d", nvars++);
 
 	(void)d;
+	w.raw = n->pretty > 0;
 	emit_need(em, "ksym");
 	sb_printf(&em->top, "static unsigned long %s;\n", addr);
 	sb_printf(&em->reg, "\t%s = utap_ksym_lookup(\"%s\");\n\tif (!%s) {\n\t\tutap_err(\"@var(\\\"%s\\\"): "
@@ -839,11 +864,73 @@ static struct val kernel_var_emit(struct emitter *em, struct derived_probe *d, s
 	open_walk(em, &w, addr, addr);
 	walk_var_chain(&w, kv->start, res);
 	close_walk(em);
-	return (struct val){ .type = TY_LONG, .c = res };
+	return walked_value(em, &w, res);
 }
 
 const struct provider provider_kernel_var = {
 	.name = "@var",
+	.pretty = true,
 	.target_var = kernel_var_check,
 	.emit_target_var = kernel_var_emit,
 };
+
+/* ---- pretty-printing values the module holds as C (tracepoint arguments) ---- */
+
+/* Where a walk from the C lvalue LV of TYPE starts: a struct's address, else its value. */
+static struct place lvalue_place(struct walk *w, uint32_t type, const char *lv)
+{
+	struct btf_info i;
+
+	btf_resolve(w->b, type, &i);
+	if (i.cls == BTF_C_STRUCT) {
+		out(w, "utap_a = (unsigned long)&(%s);", lv);
+		return (struct place){ .lvalue = true, .type = type };
+	}
+	out(w, "utap_v = (unsigned long)(%s);", lv);
+	return (struct place){ .type = type };
+}
+
+int btfvars_pretty_check(struct session *s, struct node *n, uint32_t type, bool quiet)
+{
+	struct walk w = { .b = btf_get(s), .n = n, .quiet = quiet, .raw = true,
+			  .text = cparams_var_text(n) };
+
+	if (walk_var_chain(&w, lvalue_place(&w, type, ""), "res"))
+		return -1;
+	n->type = TY_STRING;
+	return 0;
+}
+
+struct val btfvars_pretty_emit(struct emitter *em, const struct node *n, uint32_t type,
+			       const char *lv)
+{
+	struct walk w = { .b = btf_get(em->s), .n = n, .em = em, .raw = true,
+			  .text = cparams_var_text(n) };
+	const char *res = emit_new_long(em);
+
+	open_walk(em, &w, "0", "0");
+	walk_var_chain(&w, lvalue_place(&w, type, lv), res);
+	close_walk(em);
+	return walked_value(em, &w, res);
+}
+
+struct val btfvars_pretty_list(struct emitter *em, const struct node *n, int count,
+			       const char *const *names, const uint32_t *types,
+			       const char *const *lvs)
+{
+	const struct btf *b = btf_get(em->s);
+	struct pretty_out out = { 0 };
+
+	for (int i = 0; i < count; i++) {
+		struct btf_info t;
+
+		if (!names[i])
+			continue;
+		btf_resolve(b, types[i], &t);
+		named_pretty(&out, b, names[i], types[i],
+			     arena_printf(t.cls == BTF_C_STRUCT ? "((uint64_t)&(%s))" :
+					  "((uint64_t)(%s))", lvs[i]),
+			     t.cls == BTF_C_STRUCT, list_pretty(n->name) > 1);
+	}
+	return emit_pieces(em, (struct node *)n, &out);
+}

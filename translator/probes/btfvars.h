@@ -37,4 +37,19 @@ bool btf_func_known(struct session *s, const char *func);
 /* For -L: " $name:type" of each parameter (entry) and $return:type (return). */
 void btfvars_list(struct session *s, const char *func, bool is_return, FILE *out);
 
+/*
+ * Pretty-printing a value the module holds as a C lvalue (a tracepoint's
+ * argument) typed by the kernel's BTF TYPE: $x$, $x->f[2]$$. The check
+ * sets n->type (-1 after reporting why not, unless quiet); the emit gives
+ * the string, LV being the C lvalue.
+ */
+int btfvars_pretty_check(struct session *s, struct node *n, uint32_t type, bool quiet);
+struct val btfvars_pretty_emit(struct emitter *em, const struct node *n, uint32_t type,
+			       const char *lv);
+
+/* $$parms$: "name=VALUE ..." of the COUNT lvalues LVS of TYPES (a NULL name is skipped). */
+struct val btfvars_pretty_list(struct emitter *em, const struct node *n, int count,
+			       const char *const *names, const uint32_t *types,
+			       const char *const *lvs);
+
 #endif /* UTAP_PROBES_BTFVARS_H */

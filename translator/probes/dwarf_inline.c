@@ -1,6 +1,6 @@
 /*
- * dwarf_inline.c - inlined copies and labels from the DIE tree. See
- * dwarf_inline.h.
+ * dwarf_inline.c - inlined copies, labels and call sites from the DIE
+ * tree. See dwarf_inline.h.
  */
 #include "probes/dwarf_inline.h"
 #include "base/base.h"
@@ -11,6 +11,11 @@
 
 struct site_list {
 	struct dwarf_site *v;
+	size_t n, cap;
+};
+
+struct call_list {
+	struct dwarf_call *v;
 	size_t n, cap;
 };
 
@@ -179,6 +184,85 @@ size_t dwarf_labels(struct dwarf_func *f, struct dwarf_site **out)
 	Dwarf_Die *func = dwarf_func_die(f);
 
 	walk_labels(func, dwarf_dieoffset(func), &l, 0);
+	*out = l.v;
+	return l.n;
+}
+
+/*
+ * A call site's return address: DWARF 5's DW_AT_call_return_pc, or the
+ * GNU extension's DW_AT_low_pc (gcc -gdwarf-4), which is the same address.
+ */
+static bool call_return_pc(Dwarf_Die *site, uint64_t *pc)
+{
+	Dwarf_Attribute a;
+	Dwarf_Addr v;
+
+	if (dwarf_attr(site, DW_AT_call_return_pc, &a) && dwarf_formaddr(&a, &v) == 0) {
+		*pc = v;
+		return true;
+	}
+	if (dwarf_lowpc(site, &v) != 0)
+		return false;
+	*pc = v;
+	return true;
+}
+
+/* The function a call site calls, by its origin (a declaration or the definition). */
+static bool call_origin(Dwarf_Die *site, Dwarf_Die *callee)
+{
+	Dwarf_Attribute a;
+
+	if (!dwarf_attr(site, DW_AT_call_origin, &a) && !dwarf_attr(site, DW_AT_abstract_origin, &a))
+		return false;
+	if (!dwarf_formref_die(&a, callee))
+		return false;
+	/* an inlined copy's origin is the abstract instance: its own name */
+	if (dwarf_attr(callee, DW_AT_specification, &a) || dwarf_attr(callee, DW_AT_abstract_origin, &a))
+		return dwarf_formref_die(&a, callee) != NULL;
+	return true;
+}
+
+static void walk_calls(Dwarf_Die *die, struct call_list *l, int depth)
+{
+	Dwarf_Die child, callee;
+	Dwarf_Addr entry;
+	uint64_t pc;
+
+	if (depth > 64 || dwarf_child(die, &child) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&child);
+
+		if (tag == DW_TAG_call_site || tag == DW_TAG_GNU_call_site) {
+			/* a tail call returns to F's caller: never from F */
+			if (dwarf_hasattr(&child, DW_AT_call_tail_call) ||
+			    dwarf_hasattr(&child, DW_AT_GNU_tail_call) ||
+			    !call_origin(&child, &callee) || !dwarf_diename(&callee) ||
+			    !call_return_pc(&child, &pc))
+				continue;
+			if (l->n == l->cap) {
+				struct dwarf_call *grown = arena_alloc(sizeof(*grown) *
+								       (l->cap = l->cap * 2 + 16));
+
+				if (l->n)
+					memcpy(grown, l->v, sizeof(*grown) * l->n);
+				l->v = grown;
+			}
+			l->v[l->n] = (struct dwarf_call){ arena_strdup(dwarf_diename(&callee)), pc, 0 };
+			if (dwarf_lowpc(&callee, &entry) == 0)
+				l->v[l->n].entry = entry;
+			l->n++;
+		} else if (tag == DW_TAG_lexical_block || tag == DW_TAG_inlined_subroutine) {
+			walk_calls(&child, l, depth + 1);
+		}
+	} while (dwarf_siblingof(&child, &child) == 0);
+}
+
+size_t dwarf_calls(struct dwarf_func *f, struct dwarf_call **out)
+{
+	struct call_list l = { 0 };
+
+	walk_calls(dwarf_func_die(f), &l, 0);
 	*out = l.v;
 	return l.n;
 }

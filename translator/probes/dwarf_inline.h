@@ -27,6 +27,20 @@ size_t dwarf_inlines(struct ubinary *b, const char *pattern, const struct dwarf_
 /* The labels with an address in F (its lexical blocks too, not its inlined copies). */
 size_t dwarf_labels(struct dwarf_func *f, struct dwarf_site **out);
 
+/* A call that F's code makes: to the function called CALLEE, returning to RETURN_PC. */
+struct dwarf_call {
+	const char *callee;
+	uint64_t return_pc;		/* link-time */
+	uint64_t entry;			/* the callee's, when its definition is the origin; else 0 */
+};
+
+/*
+ * The calls DWARF's call sites (DW_TAG_call_site, DW_TAG_GNU_call_site)
+ * describe in F and its blocks and inlined copies, tail calls left out:
+ * optimized code only (gcc emits them from -O1 on).
+ */
+size_t dwarf_calls(struct dwarf_func *f, struct dwarf_call **out);
+
 /* The probe's view of SITE: its variables are those in scope there. */
 struct dwarf_func *dwarf_site_func(struct ubinary *b, const struct dwarf_site *site,
 				   bool is_label);

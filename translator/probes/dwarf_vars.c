@@ -9,6 +9,7 @@
  * "read fault" error, catchable with try/catch.
  */
 #include "probes/dwarf_vars.h"
+#include "probes/cast_header.h"
 #include "probes/dwarf_pretty.h"
 #include "probes/uvars.h"
 
@@ -1520,7 +1521,15 @@ static bool type_matches(Dwarf_Die *d, const char *spec)
 	for (size_t i = 0; i < ARRAY_LEN(kinds); i++)
 		if (!strncmp(spec, kinds[i].kw, strlen(kinds[i].kw)))
 			return tag == kinds[i].tag && !strcmp(name, spec + strlen(kinds[i].kw));
-	return (tag == DW_TAG_typedef || tag == DW_TAG_base_type) && !strcmp(name, spec);
+	if (strcmp(name, spec))
+		return false;
+	/* a bare name is stap's too: "timeval" finds struct timeval */
+	if (tag == DW_TAG_typedef || tag == DW_TAG_base_type)
+		return true;
+	for (size_t i = 0; i < ARRAY_LEN(kinds); i++)
+		if (tag == kinds[i].tag)
+			return true;
+	return false;
 }
 
 static bool find_type(struct dwarf_file *df, const char *spec, Dwarf_Die *out)
@@ -1538,7 +1547,7 @@ static bool find_type(struct dwarf_file *df, const char *spec, Dwarf_Die *out)
 	return false;
 }
 
-/* The binary whose DWARF a @cast reads: MODULE, else the probed one. */
+/* The binary whose DWARF a @cast reads: MODULE (a binary or headers), else the probed one. */
 static struct dwarf_file *cast_dwarf(struct tv_ctx *t, const char *module, const char **why)
 {
 	const char *path;
@@ -1549,7 +1558,7 @@ static struct dwarf_file *cast_dwarf(struct tv_ctx *t, const char *module, const
 		return t->f ? t->f->df : NULL;
 	}
 	*why = "no such binary";
-	path = ubin_find(module);
+	path = module[0] == '<' ? cast_header_object(module, why) : ubin_find(module);
 	b = path ? ubin_open(path, why) : NULL;
 	if (b && !dwarf_load(b))
 		*why = "it has no DWARF";
@@ -1567,13 +1576,15 @@ static int resolve_cast(struct tv_ctx *t)
 	if (!type || type->kind != N_STR || (mod && mod->kind != N_STR))
 		return tv_error(t, "@cast takes a value, a type string and an optional module "
 				"string%s%s", "", "");
-	if (mod && mod->str[0] == '<')
-		return tv_error(t, "@cast to a type of a header (%s) in a process probe is not "
-				"supported; name a binary with DWARF that has the type%s", mod->str, "");
 	df = cast_dwarf(t, mod ? mod->str : NULL, &why);
+	if (!df && mod && mod->str[0] == '<')
+		return tv_error(t, "@cast to a type of %s: %s", mod->str, why);
 	if (!df)
 		return tv_error(t, "@cast(..., \"%s\") needs DWARF: %s", type->str, why);
 	memset(&w, 0, sizeof(w));
+	if (!find_type(df, type->str, &w.type) && mod && mod->str[0] == '<')
+		return tv_error(t, "no type '%s' in %s: name the headers that declare it",
+				type->str, mod->str);
 	if (!find_type(df, type->str, &w.type))
 		return tv_error(t, "no type '%s' in the DWARF of %s", type->str,
 				mod ? mod->str : "the probed binary");

@@ -342,8 +342,37 @@ static void emit_captures(struct emitter *em, struct derived_probe **dps, int n,
 	}
 }
 
+/*
+ * The handler of a .callee probe: the probe's own when the user stack's
+ * return addresses are one of the call chains (relocated by the bias of
+ * the probed binary, the same as its callers'), as stap's _caller_match;
+ * -DSTAP_CALLEE_MATCHALL makes it fire for any caller.
+ */
+static const char *emit_callee_handler(struct emitter *em, const struct derived_probe *d,
+				       const char *name, int i)
+{
+	const struct usite *u = d->data;
+	const struct callers *cs = u->callers;
+	const char *fn = arena_printf("%s_callee_%d", name, i);
+
+	sb_printf(&em->glue, "static void %s(struct utap_context *c)\n{\n#ifndef STAP_CALLEE_MATCHALL\n"
+		  "\tstatic const u64 want[%d][%d] = {", fn, cs->nchains, cs->depth);
+	for (int k = 0; k < cs->nchains * cs->depth; k++)
+		sb_printf(&em->glue, "%s0x%" PRIx64 "%s", k % cs->depth ? ", " : " { ",
+			  cs->ra[k], (k + 1) % cs->depth ? "" : " },");
+	sb_printf(&em->glue, " };\n\tstruct utap_ustack *us = utap_ustack_get(c);\n"
+		  "\tu64 bias = instruction_pointer(c->regs) - 0x%" PRIx64 "ULL;\n\tint k, l = 0;\n\n"
+		  "\tfor (k = 0; k < %d && l < %d; k++)\n"
+		  "\t\tfor (l = 0; l < %d && (u32)l + 1 < us->nr && us->pcs[l + 1] == bias + want[k][l]; l++)\n"
+		  "\t\t\t;\n\tif (l < %d)\n\t\treturn;\n#endif\n\tutap_probe_%d(c);\n}\n\n",
+		  u->vaddr, cs->nchains, cs->depth, cs->depth, cs->depth, d->handler);
+	return fn;
+}
+
 void uprobe_emit_table(struct emitter *em, struct derived_probe **dps, int n, const char *name)
 {
+	const char **handlers = arena_alloc(sizeof(*handlers) * (size_t)(n ? n : 1));
+
 	emit_need(em, "uprobe");
 	emit_need(em, "umemory");
 	for (int i = 0; i < n; i++)
@@ -353,20 +382,24 @@ void uprobe_emit_table(struct emitter *em, struct derived_probe **dps, int n, co
 			em->uprobe_exe = true;
 		}
 	emit_captures(em, dps, n, name);
+	for (int i = 0; i < n; i++)
+		handlers[i] = ((const struct usite *)dps[i]->data)->callers ?
+			      emit_callee_handler(em, dps[i], name, i) :
+			      arena_printf("utap_probe_%d", dps[i]->handler);
 	sb_printf(&em->glue, "static struct utap_uprobe %s[%d] = {\n", name, n);
 	for (int i = 0; i < n; i++) {
 		const struct usite *u = dps[i]->data;
 
 		sb_printf(&em->glue, "\t{ .path = %s, .offset = 0x%" PRIx64 ", .ref_ctr_offset = 0x%"
 			  PRIx64 ", .pid = %" PRId64 ", .target_tree = %d, .is_return = %d, .optional = %d, "
-			  "%s.probe = &utap_probes[%d], .handler = utap_probe_%d, .data = %s, "
+			  "%s.probe = &utap_probes[%d], .handler = %s, .data = %s, "
 			  ".capture = %s, .ncapture = %d, .capture_offset = 0x%" PRIx64 " },\n",
 			  c_string_literal(u->bin->path, strlen(u->bin->path)), u->offset,
 			  u->sema_offset, u->pid, u->target_tree, u->is_return, u->optional,
 			  u->exe ? arena_printf(".exe_path = %s, ", c_string_literal(u->exe->path,
 						strlen(u->exe->path))) : "",
 			  dps[i]->index,
-			  dps[i]->handler, u->data_c ? u->data_c : "NULL",
+			  handlers[i], u->data_c ? u->data_c : "NULL",
 			  u->caps.n ? arena_printf("%s_capture_%d", name, i) : "NULL", u->caps.n,
 			  u->caps.n ? u->cap_offset : u->offset);
 	}

@@ -62,6 +62,15 @@ const char *process_pp_prefix(const struct ubinary *b, int64_t pid);
 const char *process_site_prefix(const struct process_spec *spec, const struct ubinary *b);
 
 /* One uprobe site: what runtime/probes/uprobe.c registers. */
+/*
+ * The call chains a .callee probe fires for: NCHAINS chains of DEPTH
+ * link-time return addresses each, the innermost (ustack(1)) first.
+ */
+struct callers {
+	int depth, nchains;
+	const uint64_t *ra;
+};
+
 struct usite {
 	const struct ubinary *bin;
 	const struct ubinary *exe;	/* .library: only in processes of this executable */
@@ -76,6 +85,7 @@ struct usite {
 	const char *data_c;		/* C expression for the entry's .data, or NULL */
 	void *family;			/* the family's own data (SDT note, DWARF function) */
 	struct entry_caps caps;		/* .return: values taken at the function's entry */
+	const struct callers *callers;	/* .callee: fires only when called from these sites */
 	uint64_t cap_offset;		/* .return: file offset where caps are taken */
 };
 

@@ -8,5 +8,6 @@ extern const struct probe_family probe_families[];
 /* @cast to kernel types, in any probe (btfvars.c) */
 extern const struct provider provider_kernel_cast;
 extern const struct provider provider_kernel_var;
+extern const struct provider provider_perf_counter;
 
 #endif /* UTAP_PROVIDERS_H */

@@ -7,8 +7,10 @@
  * header, so $prev->pid is C on the header's own types, read without
  * faulting (cparams.c); there is no DWARF. pp() is kernel.trace("sys:name").
  */
+#include "btfvars.h"
 #include "cparams.h"
 #include "codegen/emit.h"
+#include "kernel/kbtf.h"
 #include "kernel/ksyms.h"
 #include "tphdr.h"
 
@@ -211,34 +213,76 @@ static void note_pointee(struct node *n, const struct cparam *p)
 	n->cmodule = "kernel";
 }
 
-static bool is_parms(const struct node *n)
+/* $$parms, $$vars (a tracepoint has no locals): -1 if n is neither, else how many '$' follow. */
+static int parms_pretty(const struct node *n)
 {
-	return n->kind == N_TARGET && !n->args && !n->op &&
-	       (!strcmp(n->name, "$$parms") || !strcmp(n->name, "$$vars"));
+	static const char *const names[] = { "$$parms", "$$vars" };
+
+	for (size_t i = 0; i < ARRAY_LEN(names) && n->kind == N_TARGET && !n->args && !n->op; i++) {
+		size_t len = strlen(names[i]), k = strspn(n->name + len, "$");
+
+		if (!strncmp(n->name, names[i], len) && !n->name[len + k] && k <= 2)
+			return (int)k;
+	}
+	return -1;
+}
+
+/*
+ * The BTF type of argument I (-1: none, just check) of the tracepoint, for
+ * pretty-printing: the kernel's btf_trace_NAME is a pointer to its probe
+ * functions' prototype, void *__data and then TP_PROTO's parameters.
+ */
+static uint32_t arg_btf_type(struct session *s, const struct derived_probe *d, int i,
+			     const struct node *n, bool quiet)
+{
+	const struct tp_event *e = ((struct tp_site *)d->data)->ev;
+	const struct btf *b = btf_get(s);
+	uint32_t td = b ? btf_find_type(b, arena_printf("btf_trace_%s", e->name)) : 0, type = 0;
+	struct btf_info ptr;
+
+	if (td)
+		btf_resolve(b, td, &ptr);
+	if (!td || ptr.cls != BTF_C_PTR || btf_proto_nparams(b, ptr.target) != e->nparams + 1) {
+		if (!quiet)
+			error_at(n->loc, "pretty-printing in probe '%s' needs the kernel's BTF "
+				 "type btf_trace_%s with the %d parameters of <%s>, and the "
+				 "target kernel has %s", d->pp, e->name, e->nparams,
+				 e->header->path, td ? "another" : "none");
+		return 0;
+	}
+	if (i >= 0)
+		btf_proto_param(b, ptr.target, i + 1, &type);
+	return i >= 0 ? type : 1;
 }
 
 static int tracepoint_target_var(struct session *s, struct derived_probe *d, struct node *n,
 				 bool quiet)
 {
 	const struct tp_event *e = ((struct tp_site *)d->data)->ev;
+	int i;
 
-	(void)s;
-	if (is_parms(n)) {
+	if (parms_pretty(n) >= 0) {
 		n->type = TY_STRING;
-		return 0;
+		return parms_pretty(n) && !arg_btf_type(s, d, -1, n, quiet) ? -1 : 0;
 	}
-	if (n->kind != N_TARGET || n->name[1] == '$' ||
-	    cparams_find(e->params, e->nparams, n->name + 1) < 0) {
+	i = n->kind == N_TARGET && n->name[1] != '$' ?
+	    cparams_find(e->params, e->nparams, n->name + 1) : -1;
+	if (i < 0) {
 		if (!quiet)
 			error_at(n->loc, "target variable '%s' is not available in probe '%s' "
 				 "(its arguments: %s)", n->name ? n->name : "@cast", d->pp,
 				 e->nparams ? e->proto : "none");
 		return -1;
 	}
+	if (n->pretty) {
+		uint32_t type = arg_btf_type(s, d, i, n, quiet);
+
+		return type ? btfvars_pretty_check(s, n, type, quiet) : -1;
+	}
 	if (cparams_check_target(n, quiet))
 		return -1;
 	n->type = TY_LONG;
-	note_pointee(n, &e->params[cparams_find(e->params, e->nparams, n->name + 1)]);
+	note_pointee(n, &e->params[i]);
 	return 0;
 }
 
@@ -250,12 +294,35 @@ static const char *parm_lvalue(void *ctx, int i)
 	return arg_lvalue(d, e->params[i].name);
 }
 
+/* $$parms$, $$vars$$: every argument pretty-printed, typed by the kernel's BTF. */
+static struct val emit_pretty_parms(struct emitter *em, struct derived_probe *d,
+				    const struct node *n)
+{
+	const struct tp_event *e = ((struct tp_site *)d->data)->ev;
+	const char **names = arena_alloc(sizeof(*names) * (size_t)(e->nparams + 1));
+	const char **lvs = arena_alloc(sizeof(*lvs) * (size_t)(e->nparams + 1));
+	uint32_t *types = arena_alloc(sizeof(*types) * (size_t)(e->nparams + 1));
+
+	for (int i = 0; i < e->nparams; i++) {
+		names[i] = e->params[i].name;
+		types[i] = arg_btf_type(em->s, d, i, n, true);
+		lvs[i] = names[i] ? arg_lvalue(d, names[i]) : NULL;
+	}
+	return btfvars_pretty_list(em, n, e->nparams, names, types, lvs);
+}
+
 static struct val tracepoint_emit_target_var(struct emitter *em, struct derived_probe *d,
 					     struct node *n)
 {
 	const struct tp_event *e = ((struct tp_site *)d->data)->ev;
 
 	declare_args(em, d);
+	if (parms_pretty(n) > 0)
+		return emit_pretty_parms(em, d, n);
+	if (n->pretty)
+		return btfvars_pretty_emit(em, n, arg_btf_type(em->s, d, cparams_find(e->params,
+					   e->nparams, n->name + 1), n, true),
+					   arg_lvalue(d, n->name + 1));
 	if (n->type == TY_STRING)
 		return cparams_emit_parms(em, e->params, e->nparams, parm_lvalue, d);
 	return cparams_emit_target(em, n, arg_lvalue(d, n->name + 1));
@@ -282,6 +349,7 @@ const struct provider provider_tracepoint = {
 	.match = tracepoint_match,
 	.resolve = tracepoint_resolve,
 	.emit = tracepoint_emit,
+	.pretty = true,
 	.target_var = tracepoint_target_var,
 	.emit_target_var = tracepoint_emit_target_var,
 	.list_vars = tracepoint_list_vars,

@@ -16,6 +16,11 @@
  * qualified name without parameters, in DWARF's spelling where there is
  * DWARF, else (or when that does not match) in the demangler's, or by
  * the mangled symbol; pp() shows the name at the depth the pattern has.
+ *
+ * .callee("G") probes G's entry for the calls F makes to it, from DWARF's
+ * call sites: it fires when G's return address is one of those calls'
+ * (stap's _caller_match); .callees(N) goes N calls deep, each level's
+ * return address checked.
  */
 #include "probes/process.h"
 #include "probes/cxxname.h"
@@ -42,9 +47,16 @@ enum fn_mode {
 	FN_RETURN,		/* .return */
 	FN_INLINE,		/* .inline: its inlined copies only */
 	FN_LABEL,		/* .label("L"): labels in the function */
+	FN_CALLEE,		/* .callee("G"), .callees[(N)]: G's entry when the function calls it */
 };
 
-static const char *const fn_suffix[] = { "", ".call", ".return", ".inline", ".label" };
+static const char *const fn_suffix[] = { "", ".call", ".return", ".inline", ".label", ".callee" };
+
+/* .callee("G") or .callees(N): whom to probe, how deep. */
+struct callee_spec {
+	const char *pattern;
+	int depth;
+};
 
 /* What one derived .function/.statement probe needs beyond its usite. */
 struct ufunc_probe {
@@ -132,13 +144,11 @@ static int add_labels(struct probe_point *pp, struct derived_probe *proto,
 	return total;
 }
 
-static int add_function(struct session *s, struct probe_point *pp, struct derived_probe *proto,
-			const struct process_spec *spec, struct ubinary *b,
-			const struct ufunc *f, const char *shown, enum fn_mode mode)
+/* The site of a probe on F (the probe's family data set), or NULL after an error. */
+static struct usite *function_site(struct probe_point *pp, const struct process_spec *spec,
+				   struct ubinary *b, const struct ufunc *f, bool is_return)
 {
 	struct ufunc_probe *fp = arena_alloc(sizeof(*fp));
-	bool is_return = mode == FN_RETURN;
-	struct derived_probe *d;
 	struct usite *u;
 
 	fp->func = f->name;
@@ -147,6 +157,22 @@ static int add_function(struct session *s, struct probe_point *pp, struct derive
 	/* a uretprobe must sit on the entry, where the return address is on top */
 	u = usite_new(pp, spec, b, is_return ? f->vaddr : fp->vars_pc);
 	if (!u)
+		return NULL;
+	u->func = f->name;
+	u->family = fp;
+	return u;
+}
+
+static int add_function(struct session *s, struct probe_point *pp, struct derived_probe *proto,
+			const struct process_spec *spec, struct ubinary *b,
+			const struct ufunc *f, const char *shown, enum fn_mode mode)
+{
+	bool is_return = mode == FN_RETURN;
+	struct usite *u = function_site(pp, spec, b, f, is_return);
+	struct ufunc_probe *fp = u ? u->family : NULL;
+	struct derived_probe *d;
+
+	if (!u)
 		return -1;
 	if (is_return && !ubin_offset(b, fp->vars_pc, &u->cap_offset)) {
 		error_at(pp->loc, "the end of the prologue of '%s' (0x%" PRIx64 ") is not in a "
@@ -154,14 +180,135 @@ static int add_function(struct session *s, struct probe_point *pp, struct derive
 		return -1;
 	}
 	u->is_return = is_return;
-	u->func = f->name;
-	u->family = fp;
 	d = new_derived(proto, function_pp(spec, b, shown, fp->dw ? dwarf_func_where(fp->dw) : NULL,
 					   fn_suffix[mode]));
 	d->data = u;
 	d->ctx = CTX_USER_REGS | CTX_TASK | (is_return ? CTX_RETURN : 0);
 	(void)s;
 	return 1;
+}
+
+/* ---- .callee("G"), .callees(N) ---- */
+
+/*
+ * The out-of-line function of b a call calls (with DWARF): at its entry,
+ * or by name when DWARF names only a declaration; NULL: one in another object.
+ */
+static const struct ufunc *called_function(struct ubinary *b, const struct dwarf_call *call)
+{
+	for (size_t i = 0; i < b->nfuncs; i++)
+		if (!strcmp(b->funcs[i].name, call->callee) &&
+		    (!call->entry || b->funcs[i].vaddr == call->entry) &&
+		    dwarf_func_find(b, b->funcs[i].name, b->funcs[i].vaddr))
+			return &b->funcs[i];
+	return NULL;
+}
+
+/* The chains of OUTER, each after one of the N return addresses RA (chains one level deeper). */
+static struct callers *deeper(const struct callers *outer, const uint64_t *ra, int n)
+{
+	struct callers *cs = arena_alloc(sizeof(*cs));
+	uint64_t *v;
+	int k = 0;
+
+	cs->depth = outer ? outer->depth + 1 : 1;
+	cs->nchains = n * (outer ? outer->nchains : 1);
+	cs->ra = v = arena_alloc(sizeof(*v) * (size_t)(cs->nchains * cs->depth));
+	for (int i = 0; i < n; i++)
+		for (int c = 0; c < (outer ? outer->nchains : 1); c++) {
+			v[k++] = ra[i];
+			for (int l = 0; outer && l < outer->depth; l++)
+				v[k++] = outer->ra[c * outer->depth + l];
+		}
+	return cs;
+}
+
+static int add_callees(struct probe_point *pp, struct derived_probe *proto,
+		       const struct process_spec *spec, struct ubinary *b, struct dwarf_func *caller,
+		       const char *caller_pp, const struct callee_spec *cs, int level,
+		       const struct callers *outer);
+
+/* A probe on G's entry that fires when called from one of the N addresses RA of CALLER. */
+static int add_callee(struct probe_point *pp, struct derived_probe *proto,
+		      const struct process_spec *spec, struct ubinary *b, const struct ufunc *g,
+		      const char *caller_pp, const uint64_t *ra, int n, const struct callee_spec *cs,
+		      int level, const struct callers *outer)
+{
+	struct usite *u = function_site(pp, spec, b, g, false);
+	struct ufunc_probe *fp = u ? u->family : NULL;
+	const char *where = fp && fp->dw ? dwarf_func_where(fp->dw) : NULL;
+	const char *shown = arena_printf("%s.callee(\"%s%s%s\")", caller_pp, g->name,
+					 where ? "@" : "", where ? where : "");
+	struct derived_probe *d;
+
+	if (!u)
+		return -1;
+	u->callers = deeper(outer, ra, n);
+	/* stap's pp() is the callee's function; pn() and -L name the call */
+	d = new_derived(proto, function_pp(spec, b, g->name, where, ""));
+	if (!d->listed_pp)
+		d->listed_pp = shown;
+	d->data = u;
+	d->needs = "ustack";	/* the callers' check walks the user stack */
+	d->ctx = CTX_USER_REGS | CTX_TASK;
+	if (level == cs->depth || !fp->dw)
+		return 1;
+	/* stap names a deeper probe by its own caller: function("G").callee("H") */
+	int more = add_callees(pp, proto, spec, b, fp->dw, function_pp(spec, b, g->name, where, ""),
+			       cs, level + 1, u->callers);
+	return more < 0 ? -1 : 1 + more;
+}
+
+static bool same_callee(const struct dwarf_call *a, const struct dwarf_call *b)
+{
+	return !strcmp(a->callee, b->callee) && a->entry == b->entry;
+}
+
+/* The callees of CALLER that CS names, each with the calls to it from CALLER. */
+static int add_callees(struct probe_point *pp, struct derived_probe *proto,
+		       const struct process_spec *spec, struct ubinary *b, struct dwarf_func *caller,
+		       const char *caller_pp, const struct callee_spec *cs, int level,
+		       const struct callers *outer)
+{
+	struct dwarf_call *calls;
+	size_t n = dwarf_calls(caller, &calls);
+	uint64_t *ra = arena_alloc(sizeof(*ra) * (n ? n : 1));
+	int total = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct ufunc *g;
+		int nra = 0, rc;
+		bool seen = false;
+
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = same_callee(&calls[j], &calls[i]);
+		if (seen || (level == 1 && fnmatch(cs->pattern, calls[i].callee, 0)))
+			continue;
+		g = called_function(b, &calls[i]);
+		if (!g)
+			continue;
+		for (size_t j = i; j < n; j++)
+			if (same_callee(&calls[j], &calls[i]))
+				ra[nra++] = calls[j].return_pc;
+		rc = add_callee(pp, proto, spec, b, g, caller_pp, ra, nra, cs, level, outer);
+		if (rc < 0)
+			return -1;
+		total += rc;
+	}
+	return total;
+}
+
+/* .function("F").callee("G"): the callees of F, a function with DWARF. */
+static int resolve_callees(struct probe_point *pp, struct derived_probe *proto,
+			   const struct process_spec *spec, struct ubinary *b,
+			   const struct ufunc *f, const char *shown, const struct callee_spec *cs)
+{
+	struct dwarf_func *dw = dwarf_func_find(b, f->name, f->vaddr);
+
+	if (!dw)
+		return 0;
+	return add_callees(pp, proto, spec, b, dw, function_pp(spec, b, shown,
+			   dwarf_func_where(dw), ""), cs, 1, NULL);
 }
 
 /*
@@ -191,7 +338,7 @@ static const char *match_function(const struct ufunc *f, const char *pattern)
 static int resolve_functions(struct session *s, struct probe_point *pp,
 			     struct derived_probe *proto, const struct process_spec *spec,
 			     struct ubinary *b, const char *pattern, enum fn_mode mode,
-			     const char *label)
+			     const char *label, const struct callee_spec *cs)
 {
 	const char *at = strchr(pattern, '@');
 	const char *name = at ? arena_strndup(pattern, (size_t)(at - pattern)) : pattern;
@@ -214,7 +361,8 @@ static int resolve_functions(struct session *s, struct probe_point *pp,
 		if (at && !dwarf_func_in_file(b, f->name, f->vaddr, at + 1))
 			continue;
 		rc = mode == FN_LABEL ? add_labels(pp, proto, spec, b, f, shown, label) :
-					add_function(s, pp, proto, spec, b, f, shown, mode);
+		     mode == FN_CALLEE ? resolve_callees(pp, proto, spec, b, f, shown, cs) :
+					 add_function(s, pp, proto, spec, b, f, shown, mode);
 		if (rc < 0)
 			return -1;
 		total += rc;
@@ -311,9 +459,36 @@ static bool inlined_only(const struct process_spec *spec, const char *name)
 	return false;
 }
 
+/* .callee("G"), .callees, .callees(N) into cs; -1 after an error. */
+static int read_callee(const struct probe_point *pp, const struct pp_component *sfx,
+		       struct callee_spec *cs)
+{
+	int64_t depth = 1;
+
+	if (sfx->next) {
+		error_at(pp->loc, "'.%s' after .%s is not supported (the probe is on the callee's "
+			 "entry)", sfx->next->name, sfx->name);
+		return -1;
+	}
+	if (!strcmp(sfx->name, "callee")) {
+		cs->pattern = pp_component_arg_str(sfx);
+		cs->depth = 1;
+		if (cs->pattern)
+			return FN_CALLEE;
+		error_at(pp->loc, ".callee takes a function name string");
+		return -1;
+	}
+	if (sfx->arg && (!pp_component_arg_num(sfx, &depth) || depth < 1 || depth > 16)) {
+		error_at(pp->loc, ".callees takes a depth from 1 to 16");
+		return -1;
+	}
+	*cs = (struct callee_spec){ "*", (int)depth };
+	return FN_CALLEE;
+}
+
 /* What follows .function("F"); *label is .label's pattern. -1 after an error. */
 static int read_function_suffix(const struct probe_point *pp, const struct pp_component *fn,
-				const char **label)
+				const char **label, struct callee_spec *cs)
 {
 	const struct pp_component *sfx = fn->next;
 
@@ -329,8 +504,11 @@ static int read_function_suffix(const struct probe_point *pp, const struct pp_co
 		error_at(pp->loc, ".label takes a label name string");
 		return -1;
 	}
+	if (!strcmp(sfx->name, "callee") || !strcmp(sfx->name, "callees"))
+		return read_callee(pp, sfx, cs);
 	error_at(pp->loc, "unknown probe point component '%s' after .function (expected "
-		 ".call, .return, .inline or .label(\"NAME\"))", sfx->name);
+		 ".call, .return, .inline, .label(\"NAME\"), .callee(\"NAME\") or .callees)",
+		 sfx->name);
 	return -1;
 }
 
@@ -354,6 +532,7 @@ static int uprobe_resolve(struct session *s, struct probe_point *pp,
 	const char *name = pp_component_arg_str(kind);
 	struct process_spec spec;
 	const char *label = NULL;
+	struct callee_spec cs = { 0 };
 	int mode, rc, total = 0;
 
 	rc = process_spec_read(s, pp, true, &spec);
@@ -380,11 +559,11 @@ static int uprobe_resolve(struct session *s, struct probe_point *pp,
 		error_at(pp->loc, ".function takes a function name string");
 		return -1;
 	}
-	mode = read_function_suffix(pp, kind, &label);
+	mode = read_function_suffix(pp, kind, &label, &cs);
 	if (mode < 0)
 		return -1;
 	for (int i = 0; i < spec.nbins; i++) {
-		rc = resolve_functions(s, pp, proto, &spec, spec.bins[i], name, mode, label);
+		rc = resolve_functions(s, pp, proto, &spec, spec.bins[i], name, mode, label, &cs);
 		if (rc < 0)
 			return -1;
 		total += rc;
@@ -395,6 +574,11 @@ static int uprobe_resolve(struct session *s, struct probe_point *pp,
 		return process_report_missing(pp, &spec, "label", label, arena_printf(
 			" (in function '%s'; labels need DWARF, and optimized code often "
 			"keeps no address for them)", name));
+	if (mode == FN_CALLEE)
+		return process_report_missing(pp, &spec, "callee of", name, arena_printf(
+			" matching '%s' (callees are known from DWARF call sites, which gcc "
+			"writes for optimized code, -O1 and up; calls through pointers, tail "
+			"calls and calls into other objects have none)", cs.pattern));
 	if (mode == FN_INLINE)
 		return process_report_missing(pp, &spec, "inlined copy of", name,
 					      " (inlined copies are known from DWARF only)");
@@ -445,7 +629,7 @@ static void uprobe_list_vars(struct session *s, struct derived_probe *d, FILE *o
 
 /* the names a '*' after the first component stands for */
 static const char *const uprobe_words[] = {
-	"call", "function", "inline", "label", "return", "statement", NULL
+	"call", "callee", "callees", "function", "inline", "label", "return", "statement", NULL
 };
 
 const struct provider provider_process_code = {

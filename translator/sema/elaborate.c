@@ -542,6 +542,13 @@ static void resolve_target(struct session *s, struct scope *sc, struct node *n)
 		resolve_autocast(s, sc, n);
 		return;
 	}
+	if (n->kind == N_CAST && !strcmp(n->name, "@perf")) {
+		if (s->perf_counter)
+			s->perf_counter->target_var(s, sc->probe, n, false);
+		else
+			error_at(n->loc, "@perf needs perf counter probes, which are not here");
+		return;
+	}
 	if (is_kernel_var(s, sc, n)) {
 		resolve_target_args(s, sc, n);
 		if (!pretty_refused(s->kernel_var, n, "a kernel @var"))

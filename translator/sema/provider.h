@@ -41,6 +41,7 @@ struct derived_probe {
 	int handler;			/* index of the handler body function */
 	unsigned ctx;			/* CTX_* */
 	void *data;			/* the provider's resolved parameters */
+	const char *needs;		/* a runtime part its glue uses, known before emitting */
 	struct derived_probe *next;
 };
 
