@@ -138,6 +138,15 @@ static const char *unshape(const char *shape, const char *const names[4],
 	return r;
 }
 
+static size_t count_quotes(const char *s)
+{
+	size_t n = 0;
+
+	while ((s = strchr(s, '"')))
+		n++, s++;
+	return n;
+}
+
 static void handler_names(const struct derived_probe *d, const char *names[4])
 {
 	names[0] = arena_printf("utap_probe_%d", d->handler);
@@ -166,7 +175,7 @@ void emit_handler_shared(struct emitter *em, struct derived_probe *d)
 	if (strchr(h->func, '#') || strstr(h->func, "/*"))
 		return;
 	handler_names(d, names);
-	h->lits = arena_alloc(sizeof(*h->lits) * (strlen(h->func) / 2 + 1));
+	h->lits = arena_alloc(sizeof(*h->lits) * (count_quotes(h->func) / 2 + 1));
 	h->fshape = shape_of(h->func, names, h);
 	h->shape = arena_printf("%s\n%s\n%s", shape_of(h->frame, names, NULL),
 				shape_of(h->locks, names, NULL), h->fshape);
