@@ -12,6 +12,7 @@ KREL=$($UTAP --vm-check 2>/dev/null | sed -n 's/^kernel release: *//p' | head -1
 [ -n "$KREL" ] || KREL=$(ls /lib/modules | grep -- '-amd64$' | grep -v -- '-cloud-\|-rt-' | sort -V | tail -1)
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
+. "$(dirname "$0")/stap-runtime.sh"
 
 # "WALL CPU": medians of three runs of a command, in seconds; CPU is user +
 # system time of the command and its children, which a busy machine does not
@@ -41,10 +42,7 @@ stap_bench() {
 		echo "stap 4.8: not installed (apt-get install systemtap); no stap figures"
 		return 0
 	fi
-	cp -r /usr/share/systemtap/runtime "$fix"
-	sed -i -e 's/typeof(&task_work_cancel)/typeof(\&task_work_cancel_func)/' \
-	       -e 's/kallsyms_lookup_name("task_work_cancel")/kallsyms_lookup_name("task_work_cancel_func")/' \
-	       "$fix/stp_task_work.c"
+	stap_runtime "$fix"
 	stap1() { SYSTEMTAP_DIR=$1 stap -R "$fix" -r "$KREL" -p4 -e "$2"; }
 	stap_new() { stap1 "$T/stap-warm" "probe begin { printf(\"hello %d\\n\", $(date +%N)); exit() }"; }
 	if ! stap1 "$T/stap-warm" "$HELLO" > /dev/null 2> "$T/stap.err"; then

@@ -9,7 +9,7 @@ UTAP_SRCS += translator/base/arena.c translator/base/strbuf.c translator/base/di
 	translator/sema/listing.c \
 	translator/kernel/kbuild.c \
 	translator/codegen/emit.c translator/codegen/needs.c translator/codegen/emit_data.c \
-	translator/codegen/nesting.c \
+	translator/codegen/nesting.c translator/codegen/emit_share.c \
 	translator/codegen/ustack.c \
 	translator/probes/providers.c translator/probes/begin_end.c \
 	translator/runner/run.c translator/runner/tables.c translator/runner/trace/sink.c \

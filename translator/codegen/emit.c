@@ -450,12 +450,20 @@ static const char *fc_name(enum fmt_conv conv)
 	return names[conv];
 }
 
-/* The parsed format as a static array; returns its name. */
+/* A format array written, so that an equal format uses it again. */
+struct fmt_seen {
+	uint64_t hash;
+	const char *pieces, *name;
+	struct fmt_seen *next;
+};
+
+/* The parsed format as a static array, written once per distinct format; returns its name. */
 static const char *emit_format(struct emitter *em, const struct fmt_spec *spec)
 {
-	const char *name = arena_printf("utap_fmt_%d", em->nfmts++);
+	struct strbuf sb = { 0 };
+	struct fmt_seen *f;
+	uint64_t h;
 
-	sb_printf(&em->top, "static const struct utap_fmt_piece %s[] = {\n", name);
 	for (const struct fmt_piece *p = spec->pieces; p; p = p->next) {
 		int flags = p->flags;
 
@@ -464,15 +472,28 @@ static const char *emit_format(struct emitter *em, const struct fmt_spec *spec)
 		if (p->prec == -2)
 			flags |= 64;	/* UTAP_FF_PREC_ARG */
 		if (p->conv == FC_LITERAL)
-			sb_printf(&em->top, "\t{ .conv = UTAP_FC_LIT, .lit = %s, .lit_len = %zu },\n",
+			sb_printf(&sb, "\t{ .conv = UTAP_FC_LIT, .lit = %s, .lit_len = %zu },\n",
 				  c_string_literal(p->lit, p->lit_len), p->lit_len);
 		else
-			sb_printf(&em->top, "\t{ .conv = %s, .flags = %d, .width = %d, .prec = %d },\n",
+			sb_printf(&sb, "\t{ .conv = %s, .flags = %d, .width = %d, .prec = %d },\n",
 				  fc_name(p->conv), flags, p->width < 0 ? -1 : p->width,
 				  p->prec < 0 ? -1 : p->prec);
 	}
-	sb_printf(&em->top, "\t{ .conv = UTAP_FC_END },\n};\n");
-	return name;
+	sb_puts(&sb, "\t{ .conv = UTAP_FC_END },\n");
+	h = hash_bytes(sb.buf, sb.len, 0);
+	for (f = em->fmts; f; f = f->next)
+		if (f->hash == h && !strcmp(f->pieces, sb.buf))
+			break;
+	if (!f) {
+		f = arena_alloc(sizeof(*f));
+		*f = (struct fmt_seen){ h, arena_strdup(sb.buf),
+					arena_printf("utap_fmt_%d", em->nfmts++), em->fmts };
+		em->fmts = f;
+		sb_printf(&em->top, "static const struct utap_fmt_piece %s[] = {\n%s};\n", f->name,
+			  f->pieces);
+	}
+	sb_free(&sb);
+	return f->name;
 }
 
 static int count_args(const struct node *a)
@@ -1036,6 +1057,7 @@ static void begin_function(struct emitter *em, struct strbuf *body)
 	em->indent = 1;
 	em->nlong = 0;
 	em->nstr = em->maxstr = 0;
+	em->nlabels = 0;	/* local names: alike functions read alike (emit_share.c) */
 	em->err_label = "out";
 	em->brk = em->cont = NULL;
 }
@@ -1115,13 +1137,16 @@ static void emit_function(struct emitter *em, struct function *fn)
 				    "&UTAP_FRAME(c, c->nesting)->%s;", m, m), &body, NULL, NULL);
 }
 
-static void emit_handler(struct emitter *em, struct derived_probe *d)
+/* A handler; *lock_list is the text of its lock list (in em->top), "" when none. */
+void emit_handler(struct emitter *em, struct derived_probe *d, const char **lock_list)
 {
 	const char *m = arena_printf("p%d", d->handler);
 	struct strbuf body = { 0 };
-
+	size_t top = em->top.len;
 	int nlocks;
 	const char *locks = emit_handler_locks(em, d, &nlocks);
+
+	*lock_list = arena_strdup(em->top.buf && em->top.len > top ? em->top.buf + top : "");
 
 	begin_function(em, &body);
 	em->probe = d;
@@ -1269,8 +1294,9 @@ int translate(struct session *s)
 			if (e->handler == d->handler)
 				seen = true;
 		if (!seen)
-			emit_handler(&em, d);
+			emit_handler_shared(&em, d);
 	}
+	emit_shared_handlers(&em);
 	emit_providers(&em);
 	emit_global_autoprint(&em);
 	if (em.autoprint.len) {

@@ -52,11 +52,19 @@ struct emitter {
 	struct strbuf end;	/* utap_gen_end body */
 	struct strbuf autoprint;	/* globals stap prints at the end */
 	int nfmts;
+	struct fmt_seen *fmts;	/* the formats written, to write each once */
+	int nsortbufs;
+	struct handler_text *handlers;	/* kept aside for emit_share.c */
 	int nunion;		/* members of union utap_frame */
 	struct strbuf unionm;	/* union utap_frame members */
 };
 
 void emit_line(struct emitter *em, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* emit_share.c: handlers that differ only in their string literals share one function */
+void emit_handler(struct emitter *em, struct derived_probe *d, const char **locks);
+void emit_handler_shared(struct emitter *em, struct derived_probe *d);
+void emit_shared_handlers(struct emitter *em);
 
 /*
  * needs.c: runtime code enters the module by the name of its part, from a

@@ -782,7 +782,7 @@ void emit_foreach(struct emitter *em, struct node *n, void (*body)(struct emitte
 	emit_line(em, "void *%s;", e);
 	emit_line(em, "int64_t %s = 0;", idx);
 	if (sorted) {
-		const char *buf = arena_printf("utap_sortbuf_%d", em->nlabels++);
+		const char *buf = arena_printf("utap_sortbuf_%d", em->nsortbufs++);
 		const char *cnt = arena_printf("fn%d", em->nlabels++);
 
 		sb_printf(&em->top, "static void **%s;\n", buf);

@@ -489,6 +489,14 @@ static void write_modname(const struct session *s)
 }
 
 /*
+ * A script unit of more handlers than this (`probe syscall.*`: over 300) is
+ * compiled at -O1: gcc's optimizer is most of its build, -O1 takes 40% less
+ * (13 s of CPU against 21 s for syscall.*), and its handlers are calls into
+ * the runtime core, which its cached object keeps at the kernel's -O2.
+ */
+#define LARGE_UNIT_HANDLERS 100
+
+/*
  * Rewrites a recipe (compile, modpost, .mod.c compile, link) to compile the
  * script alone, with the precompiled kernel headers, and link it with the
  * cached core object; what is not cached yet (the core object, the
@@ -501,7 +509,7 @@ static char *core_object_recipe(struct session *s, char *recipe, bool *split)
 	char *text = arena_strdup(recipe), *p = text, *r;
 	struct strbuf config = { 0 }, sh = { 0 };
 	const char *obj, *ld, *pch, *pch_build, *pre, *pre_mod;
-	struct compile c;
+	struct compile c, script;
 	bool have_obj;
 
 	*split = false;
@@ -519,6 +527,9 @@ static char *core_object_recipe(struct session *s, char *recipe, bool *split)
 		return recipe;
 	kbuild_put_config(&config, s);
 	obj = core_object_path(s, lines[0], config.buf ? config.buf : "");
+	script = c;
+	if (s->nhandlers > LARGE_UNIT_HANDLERS)
+		script.flags = arena_printf("%s -O1", c.flags);
 	have_obj = is_file(obj);
 	pre = arena_printf("-include '%s'", pch);
 	pre_mod = arena_printf("%s -include @DIR@/utap_modname.h", pre);
@@ -535,7 +546,7 @@ static char *core_object_recipe(struct session *s, char *recipe, bool *split)
 								   "@DIR@/utap_core.o", true));
 	}
 	sb_printf(&sh, "( %s ) || { wait; exit 1; }\n",
-		  compile_cmd(&c, pre_mod, "@DIR@/@MOD@.c", "@DIR@/@MOD@.script.o", true));
+		  compile_cmd(&script, pre_mod, "@DIR@/@MOD@.c", "@DIR@/@MOD@.script.o", true));
 	if (!have_obj) {
 		const char *tmp = arena_printf("%s.%d.tmp", obj, (int)getpid());
 

@@ -95,6 +95,9 @@ struct session {
 	struct global *globals;		/* used globals */
 	struct embed *embeds;		/* used top-level embedded C */
 	int nglobals;
+
+	/* pass 3 */
+	int nhandlers;		/* C functions of probe handlers (emit_share.c) */
 };
 
 /* elaborate.c */
