@@ -7,7 +7,7 @@
 
 _utap_options="-e -p -v -k -g -w -m -r -o -c -x -D -I -d -s -S -l -L -V -h
 --ldd --all-modules --suppress-handler-errors --vm --vm-mem --vm-cpus --vm-timeout --vm-accel
---vm-check --vm-exec --vm-kernel --vm-share --run --version --help"
+--vm-check --vm-exec --vm-kernel --vm-share --vm-console --run --version --help"
 
 # The first components of the probe point families.
 _utap_families=(begin 'begin(' end 'end(' error never 'timer.s(' 'timer.ms(' 'timer.us('
@@ -99,7 +99,7 @@ _utap()
 	--vm-kernel)
 		COMPREPLY=($(compgen -W "$(ls /lib/modules 2>/dev/null)" -- "$cur"))
 		return ;;
-	-o | -d)
+	-o | -d | --vm-console)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		return ;;
 	-I | --vm-share)

@@ -14,6 +14,7 @@
  * test it was running fails, and the rest run in a fresh boot.
  * The last line is "N passed, M failed, K skipped".
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -950,6 +951,38 @@ static void kill_guest(pid_t pid)
 	waitpid(pid, NULL, 0);
 }
 
+/* The last LINES lines of a file, each as a "# " comment: what a hung guest's console said. */
+static void print_tail(const char *path, int lines)
+{
+	size_t len = 0;
+	char *text = slurp(path, &len), *p;
+	int n = 0;
+
+	if (!text || !len) {
+		printf("#   (the guest's console, %s, is empty)\n", path);
+		free(text);
+		return;
+	}
+	p = text + len;
+	if (p[-1] == '\n')
+		p--;
+	while (p > text && n < lines)
+		n += *--p == '\n';
+	p += *p == '\n';
+	for (char *l = p; l < text + len;) {
+		char *e = memchr(l, '\n', text + len - l);
+		size_t k = e ? (size_t)(e - l) : (size_t)(text + len - l);
+
+		printf("#   ");
+		for (size_t i = 0; i < k; i++)
+			if (l[i] != '\r')	/* the serial console ends lines with CR LF */
+				putchar(isprint((unsigned char)l[i]) ? l[i] : ' ');
+		putchar('\n');
+		l += k + 1;
+	}
+	free(text);
+}
+
 /*
  * One guest boot runs every test not yet started. Returns true if it hung
  * and was killed while tests remain, so that another boot runs the rest.
@@ -958,6 +991,7 @@ static bool run_one_boot(struct test *list, const char *guest, int boot)
 {
 	char *progress = xasprintf("%s/guest.progress", workdir);
 	char *log = xasprintf("%s/guest-boot%d.log", workdir, boot);
+	char *console = xasprintf("%s/guest-boot%d.console", workdir, boot);
 	int n = 0, st = 0, budget = 60;
 	struct test *cur = NULL, *last_cur = NULL;
 	time_t since = time(NULL);
@@ -981,7 +1015,8 @@ static bool run_one_boot(struct test *list, const char *guest, int boot)
 		dup2(fd, 1);
 		dup2(fd, 2);
 		execl(xasprintf("%s/%s", srcdir, utap), "utap", "--vm-exec", "--vm-timeout",
-		      xasprintf("%d", budget), "--vm-share", workdir, "--", "/bin/sh", guest,
+		      xasprintf("%d", budget), "--vm-console", console, "--vm-share", workdir,
+		      "--", "/bin/sh", guest,
 		      (char *)NULL);
 		_exit(127);
 	}
@@ -1018,8 +1053,9 @@ static bool run_one_boot(struct test *list, const char *guest, int boot)
 			current_test(list, progress);
 			if (cur)
 				cur->hung = true;
-			printf("# guest boot %d stopped answering%s%s; killed it\n", boot,
-			       cur ? " during vm/" : "", cur ? cur->name : "");
+			printf("# guest boot %d stopped answering%s%s; killed it; the end of its "
+			       "console:\n", boot, cur ? " during vm/" : "", cur ? cur->name : "");
+			print_tail(console, 40);
 			fflush(stdout);
 			/* a hang outside any test would only hang again */
 			return cur != NULL;

@@ -74,11 +74,13 @@ check_runner_hung_guest() {
 	local d=$T/hang
 	mkdir -p "$d/tests"
 	cat >"$d/tests/a-hang.test" <<-'EOF'
-	# stops the guest's test script itself: no further test would ever start
+	# stops the guest's test script itself: no further test would ever start;
+	# what the guest kernel said last must reach the runner's output
 	timeout: 5
 	--- script
 	probe begin { exit() }
 	--- guest-cmd
+	echo '<2>utap-hang-marker: the last words' >/dev/kmsg
 	kill -STOP "$(awk '{ print $4 }' /proc/$PPID/stat)"
 	EOF
 	cat >"$d/tests/b-after.test" <<-'EOF'
@@ -91,6 +93,8 @@ check_runner_hung_guest() {
 		--hang-seconds 20 >"$T/hang.out" 2>"$T/hang.err")
 	rc=$?
 	if [ $rc -eq 1 ] && grep -q '^FAIL vm/a-hang: the guest stopped answering' "$T/hang.out" &&
+		grep -q '^# guest boot 1 stopped answering during vm/a-hang; killed it; the end of its console:$' "$T/hang.out" &&
+		grep -q '^#   .*utap-hang-marker: the last words$' "$T/hang.out" &&
 		grep -qx 'ok vm/b-after' "$T/hang.out" &&
 		[ "$(tail -1 "$T/hang.out")" = "1 passed, 1 failed, 0 skipped" ]; then
 		ok runner_hung_guest

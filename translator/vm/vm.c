@@ -198,8 +198,18 @@ static bool find_line(const char *log, const char *needle, char *line, size_t le
 	return true;
 }
 
+/* Where the guest's console is written: --vm-console's file, or the job dir. */
+static void console_path(const struct vm_config *cfg, const char *jobdir, char *path, size_t len)
+{
+	if (cfg->console)
+		snprintf(path, len, "%s", cfg->console);
+	else
+		snprintf(path, len, "%s/console.log", jobdir);
+}
+
 /* Why qemu ended before the command did, from the console and qemu's own messages. */
-static void explain_death(const char *jobdir, const struct vm_result *r)
+static void explain_death(const struct vm_config *cfg, const char *jobdir,
+			  const struct vm_result *r)
 {
 	static const char *const crash[] = { "BUG: ", "Oops: ", "general protection fault",
 					     "kernel BUG at", "Kernel panic - not syncing" };
@@ -207,7 +217,7 @@ static void explain_death(const char *jobdir, const struct vm_result *r)
 	char *log = NULL, *qlog = NULL;
 	size_t len, i;
 
-	snprintf(path, sizeof(path), "%s/console.log", jobdir);
+	console_path(cfg, jobdir, path, sizeof(path));
 	log = slurp_file(path, &len);
 	for (i = 0; i < sizeof(crash) / sizeof(crash[0]); i++)
 		if (find_line(log, crash[i], line, sizeof(line)))
@@ -252,10 +262,10 @@ static bool report_failure(const struct vm_config *cfg, const char *jobdir,
 		vm_error("the guest could not start the command: %s", r->guest_error);
 		break;
 	case VM_GUEST_DIED:
-		explain_death(jobdir, r);
+		explain_death(cfg, jobdir, r);
 		break;
 	}
-	snprintf(path, sizeof(path), "%s/console.log", jobdir);
+	console_path(cfg, jobdir, path, sizeof(path));
 	if (cfg->verbose > 0)
 		print_log(path);
 	fprintf(stderr, "utap: the guest kernel log is kept in %s%s\n", path,

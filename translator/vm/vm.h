@@ -27,6 +27,7 @@ struct vm_config {
 	const char *accel;	/* "auto" (default when NULL), "tcg", "kvm" */
 	int verbose;		/* >0: progress on stderr; guest kernel log on failure */
 	const char *init_path;	/* the vminit binary; NULL = look beside the utap binary */
+	const char *console;	/* the guest's console goes here; NULL = the job dir */
 	struct vm_share shares[8];
 	int nshares;
 };

@@ -16,9 +16,11 @@ static void usage(FILE *f)
 {
 	fputs("usage: utap --vm-exec [--vm-mem MB] [--vm-cpus N] [--vm-timeout S]\n"
 	      "                      [--vm-accel auto|tcg|kvm] [--vm-kernel KREL]\n"
+	      "                      [--vm-console FILE]\n"
 	      "                      [--vm-share HOST_DIR[:GUEST_DIR]]... [-v] [--] CMD ARGS...\n"
 	      "Runs CMD in a throwaway QEMU guest that sees the host's files read-only\n"
 	      "(writes go to a throwaway layer); --vm-share dirs are writable.\n"
+	      "--vm-console FILE keeps the guest kernel's console there, however the run ends.\n"
 	      "Exits with CMD's status, or 125 if the guest itself failed.\n", f);
 }
 
@@ -80,7 +82,7 @@ static const char *option_value(char **argv, int argc, int *i, const char *name,
 static int value_option(struct vm_config *cfg, char **argv, int argc, int *i)
 {
 	static const char *const names[] = { "--vm-mem", "--vm-cpus", "--vm-timeout",
-					     "--vm-accel", "--vm-kernel", "--vm-share" };
+					     "--vm-accel", "--vm-kernel", "--vm-console", "--vm-share" };
 	const char *v = NULL;
 	bool matched = false;
 	size_t k;
@@ -101,6 +103,9 @@ static int value_option(struct vm_config *cfg, char **argv, int argc, int *i)
 		return -1;
 	case 4:
 		cfg->krel = v;
+		return v ? 1 : -1;
+	case 5:
+		cfg->console = v;
 		return v ? 1 : -1;
 	default:
 		return v && add_share(cfg, (char *)v) == 0 ? 1 : -1;

@@ -144,7 +144,10 @@ static void build_args(const struct vm_qemu *q, struct args *a)
 	    getenv("UTAP_VM_APPEND") ? " " : "",
 	    getenv("UTAP_VM_APPEND") ? getenv("UTAP_VM_APPEND") : "");
 	add(a, "-chardev");
-	add(a, "file,id=con,path=%s/console.log", opt_escape(q->jobdir, esc, sizeof(esc)));
+	if (cfg->console)
+		add(a, "file,id=con,path=%s", opt_escape(cfg->console, esc, sizeof(esc)));
+	else
+		add(a, "file,id=con,path=%s/console.log", opt_escape(q->jobdir, esc, sizeof(esc)));
 	add(a, "-serial");
 	add(a, "chardev:con");
 	add(a, "-monitor");
