@@ -282,15 +282,24 @@ static struct val procfs_emit_target_var(struct emitter *em, struct derived_prob
 	return (struct val){ .type = TY_STRING, .c = "utap_procfs_value(c)" };
 }
 
-static bool procfs_store_target_var(struct emitter *em, struct derived_probe *d,
-				    struct node *lhs, const char *op, struct val v)
+/* $value is the script's to set in a read probe; in a write probe it is what was written. */
+static int procfs_free_write(struct derived_probe *d, struct node *lv)
 {
 	const struct procfs_data *p = d->data;
 
+	if (lv->kind != N_TARGET || lv->args || strcmp(lv->name, "$value"))
+		return 0;
 	if (p->write) {
-		error_at(lhs->loc, "procfs $value variable is read-only in a procfs write probe");
-		return false;
+		error_at(lv->loc, "procfs $value variable is read-only in a procfs write probe");
+		return -1;
 	}
+	return 1;
+}
+
+static bool procfs_store_target_var(struct emitter *em, struct derived_probe *d,
+				    struct node *lhs, const char *op, struct val v)
+{
+	(void)d;
 	if (strcmp(op, "=") && strcmp(op, ".=")) {
 		error_at(lhs->loc, "$value is a string: assign it with '=' or append with '.='");
 		return false;
@@ -311,5 +320,5 @@ const struct provider provider_procfs = {
 	.target_var = procfs_target_var,
 	.emit_target_var = procfs_emit_target_var,
 	.store_target_var = procfs_store_target_var,
-	.free_write = "$value",
+	.free_write = procfs_free_write,
 };

@@ -304,12 +304,14 @@ static void resolve_function(struct session *s, struct function *fn);
  */
 static void check_target_write(struct session *s, struct scope *sc, struct node *lv)
 {
-	const char *free_write = sc->probe ? sc->probe->prov->free_write : NULL;
+	int (*free_write)(struct derived_probe *, struct node *) =
+		sc->probe ? sc->probe->prov->free_write : NULL;
 
-	if (!lv || (lv->kind != N_TARGET && lv->kind != N_CAST) || s->guru ||
-	    written_in(sc, lv->loc)->is_tapset)
+	if (!lv || (lv->kind != N_TARGET && lv->kind != N_CAST))
 		return;
-	if (lv->kind == N_TARGET && !lv->args && free_write && !strcmp(lv->name, free_write))
+	if (free_write && free_write(sc->probe, lv))
+		return;
+	if (s->guru || written_in(sc, lv->loc)->is_tapset)
 		return;
 	error_at(lv->loc, "write to target variable not permitted; needs guru mode (-g)");
 }

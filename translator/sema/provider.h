@@ -86,8 +86,12 @@ struct provider {
 	 */
 	bool (*store_target_var)(struct emitter *em, struct derived_probe *d, struct node *lhs,
 				 const char *op, struct val v);
-	/* The target variable any script may assign ("$value"); other writes need guru mode. */
-	const char *free_write;
+	/*
+	 * Optional: may a script write lv, a target variable of d, without guru
+	 * mode? 1: yes (procfs's $value), 0: only in guru mode, -1: never (the
+	 * hook reported why, a pass-2 error as in stap).
+	 */
+	int (*free_write)(struct derived_probe *d, struct node *lv);
 	/* Optional, for -L: print the target variables of d as " $name:type". */
 	void (*list_vars)(struct session *s, struct derived_probe *d, FILE *out);
 };
