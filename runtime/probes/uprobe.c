@@ -81,6 +81,7 @@ static bool utap_uprobe_split_capture(const struct utap_uprobe *up)
 struct utap_uprobe_hit {
 	struct utap_uprobe *up;
 	struct utap_entry_rec *entry;	/* a .return probe's entry values, or NULL */
+	unsigned long site;		/* where the probe sits: a .return probe's function entry */
 };
 
 #ifdef UTAP_UPROBE_EXE
@@ -135,9 +136,9 @@ static bool utap_uprobe_wanted(const struct utap_uprobe *up)
 }
 
 static void utap_uprobe_run(struct utap_uprobe *up, struct pt_regs *regs,
-			    struct utap_entry_rec *entry)
+			    struct utap_entry_rec *entry, unsigned long site)
 {
-	struct utap_uprobe_hit hit = { up, entry };
+	struct utap_uprobe_hit hit = { up, entry, site };
 	struct utap_context *c;
 
 	c = utap_context_enter(up->probe, UTAP_RUNNING);
@@ -166,6 +167,14 @@ static s64 utap_entry_value(struct utap_context *c, int k)
 	return h && h->entry ? h->entry->v[k] : 0;
 }
 
+/* The user address the hit probe sits at (a .callee probe's check relocates by it). */
+static unsigned long utap_uprobe_site(struct utap_context *c)
+{
+	const struct utap_uprobe_hit *h = c->probe_data;
+
+	return h->site;
+}
+
 #ifdef UTAP_HAVE_UPROBE_HANDLER_DATA
 #define UTAP_UPROBE_DATA_ARG , __u64 *data
 #else
@@ -177,7 +186,7 @@ static int utap_uprobe_hit(struct uprobe_consumer *uc, struct pt_regs *regs UTAP
 	struct utap_uprobe *up = container_of(uc, struct utap_uprobe, reg.uc);
 
 	if (utap_uprobe_wanted(up))
-		utap_uprobe_run(up, regs, NULL);
+		utap_uprobe_run(up, regs, NULL, instruction_pointer(regs));
 	return 0;
 }
 
@@ -213,7 +222,7 @@ static int utap_uretprobe_hit(struct uprobe_consumer *uc, unsigned long func,
 	if (!utap_uprobe_wanted(up))
 		return 0;
 	entry = up->capture ? utap_entry_pop(up, regs) : NULL;
-	utap_uprobe_run(up, regs, entry);
+	utap_uprobe_run(up, regs, entry, func);
 	if (entry)
 		utap_entry_free(entry);
 	return 0;

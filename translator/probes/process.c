@@ -346,7 +346,8 @@ static void emit_captures(struct emitter *em, struct derived_probe **dps, int n,
  * The handler of a .callee probe: the probe's own when the user stack's
  * return addresses are one of the call chains (relocated by the bias of
  * the probed binary, the same as its callers'), as stap's _caller_match;
- * -DSTAP_CALLEE_MATCHALL makes it fire for any caller.
+ * -DSTAP_CALLEE_MATCHALL makes it fire for any caller. In a .return
+ * probe the first of them is the pc itself, where the callee returned to.
  */
 static const char *emit_callee_handler(struct emitter *em, const struct derived_probe *d,
 				       const char *name, int i)
@@ -354,6 +355,7 @@ static const char *emit_callee_handler(struct emitter *em, const struct derived_
 	const struct usite *u = d->data;
 	const struct callers *cs = u->callers;
 	const char *fn = arena_printf("%s_callee_%d", name, i);
+	int first = u->is_return ? 0 : 1;
 
 	sb_printf(&em->glue, "static void %s(struct utap_context *c)\n{\n#ifndef STAP_CALLEE_MATCHALL\n"
 		  "\tstatic const u64 want[%d][%d] = {", fn, cs->nchains, cs->depth);
@@ -361,11 +363,11 @@ static const char *emit_callee_handler(struct emitter *em, const struct derived_
 		sb_printf(&em->glue, "%s0x%" PRIx64 "%s", k % cs->depth ? ", " : " { ",
 			  cs->ra[k], (k + 1) % cs->depth ? "" : " },");
 	sb_printf(&em->glue, " };\n\tstruct utap_ustack *us = utap_ustack_get(c);\n"
-		  "\tu64 bias = instruction_pointer(c->regs) - 0x%" PRIx64 "ULL;\n\tint k, l = 0;\n\n"
+		  "\tu64 bias = utap_uprobe_site(c) - 0x%" PRIx64 "ULL;\n\tint k, l = 0;\n\n"
 		  "\tfor (k = 0; k < %d && l < %d; k++)\n"
-		  "\t\tfor (l = 0; l < %d && (u32)l + 1 < us->nr && us->pcs[l + 1] == bias + want[k][l]; l++)\n"
+		  "\t\tfor (l = 0; l < %d && (u32)l + %d < us->nr && us->pcs[l + %d] == bias + want[k][l]; l++)\n"
 		  "\t\t\t;\n\tif (l < %d)\n\t\treturn;\n#endif\n\tutap_probe_%d(c);\n}\n\n",
-		  u->vaddr, cs->nchains, cs->depth, cs->depth, cs->depth, d->handler);
+		  u->vaddr, cs->nchains, cs->depth, cs->depth, first, first, cs->depth, d->handler);
 	return fn;
 }
 

@@ -20,7 +20,8 @@
  * .callee("G") probes G's entry for the calls F makes to it, from DWARF's
  * call sites: it fires when G's return address is one of those calls'
  * (stap's _caller_match); .callees(N) goes N calls deep, each level's
- * return address checked.
+ * return address checked. .callee("G").return fires where G returns to
+ * one of them.
  */
 #include "probes/process.h"
 #include "probes/cxxname.h"
@@ -52,10 +53,11 @@ enum fn_mode {
 
 static const char *const fn_suffix[] = { "", ".call", ".return", ".inline", ".label", ".callee" };
 
-/* .callee("G") or .callees(N): whom to probe, how deep. */
+/* .callee("G")[.call|.return] or .callees(N): whom to probe, how deep, where. */
 struct callee_spec {
 	const char *pattern;
 	int depth;
+	const char *suffix;	/* "", ".call" (the same: callees are out-of-line) or ".return" */
 };
 
 /* What one derived .function/.statement probe needs beyond its usite. */
@@ -163,6 +165,21 @@ static struct usite *function_site(struct probe_point *pp, const struct process_
 	return u;
 }
 
+/* u, a site on f's entry, as a .return probe's: entry values are read after the prologue. */
+static int return_site(struct probe_point *pp, struct ubinary *b, const struct ufunc *f,
+		       struct usite *u)
+{
+	const struct ufunc_probe *fp = u->family;
+
+	if (!ubin_offset(b, fp->vars_pc, &u->cap_offset)) {
+		error_at(pp->loc, "the end of the prologue of '%s' (0x%" PRIx64 ") is not in a "
+			 "loadable segment of '%s'", f->name, fp->vars_pc, b->path);
+		return -1;
+	}
+	u->is_return = true;
+	return 0;
+}
+
 static int add_function(struct session *s, struct probe_point *pp, struct derived_probe *proto,
 			const struct process_spec *spec, struct ubinary *b,
 			const struct ufunc *f, const char *shown, enum fn_mode mode)
@@ -172,14 +189,8 @@ static int add_function(struct session *s, struct probe_point *pp, struct derive
 	struct ufunc_probe *fp = u ? u->family : NULL;
 	struct derived_probe *d;
 
-	if (!u)
+	if (!u || (is_return && return_site(pp, b, f, u) < 0))
 		return -1;
-	if (is_return && !ubin_offset(b, fp->vars_pc, &u->cap_offset)) {
-		error_at(pp->loc, "the end of the prologue of '%s' (0x%" PRIx64 ") is not in a "
-			 "loadable segment of '%s'", f->name, fp->vars_pc, b->path);
-		return -1;
-	}
-	u->is_return = is_return;
 	d = new_derived(proto, function_pp(spec, b, shown, fp->dw ? dwarf_func_where(fp->dw) : NULL,
 					   fn_suffix[mode]));
 	d->data = u;
@@ -234,23 +245,24 @@ static int add_callee(struct probe_point *pp, struct derived_probe *proto,
 		      const char *caller_pp, const uint64_t *ra, int n, const struct callee_spec *cs,
 		      int level, const struct callers *outer)
 {
-	struct usite *u = function_site(pp, spec, b, g, false);
+	bool is_return = !strcmp(cs->suffix, ".return");
+	struct usite *u = function_site(pp, spec, b, g, is_return);
 	struct ufunc_probe *fp = u ? u->family : NULL;
 	const char *where = fp && fp->dw ? dwarf_func_where(fp->dw) : NULL;
-	const char *shown = arena_printf("%s.callee(\"%s%s%s\")", caller_pp, g->name,
-					 where ? "@" : "", where ? where : "");
+	const char *shown = arena_printf("%s.callee(\"%s%s%s\")%s", caller_pp, g->name,
+					 where ? "@" : "", where ? where : "", cs->suffix);
 	struct derived_probe *d;
 
-	if (!u)
+	if (!u || (is_return && return_site(pp, b, g, u) < 0))
 		return -1;
 	u->callers = deeper(outer, ra, n);
 	/* stap's pp() is the callee's function; pn() and -L name the call */
-	d = new_derived(proto, function_pp(spec, b, g->name, where, ""));
+	d = new_derived(proto, function_pp(spec, b, g->name, where, cs->suffix));
 	if (!d->listed_pp)
 		d->listed_pp = shown;
 	d->data = u;
 	d->needs = "ustack";	/* the callers' check walks the user stack */
-	d->ctx = CTX_USER_REGS | CTX_TASK;
+	d->ctx = CTX_USER_REGS | CTX_TASK | (is_return ? CTX_RETURN : 0);
 	if (level == cs->depth || !fp->dw)
 		return 1;
 	/* stap names a deeper probe by its own caller: function("G").callee("H") */
@@ -463,26 +475,36 @@ static bool inlined_only(const struct process_spec *spec, const char *name)
 static int read_callee(const struct probe_point *pp, const struct pp_component *sfx,
 		       struct callee_spec *cs)
 {
+	const struct pp_component *end = sfx->next;
 	int64_t depth = 1;
 
-	if (sfx->next) {
-		error_at(pp->loc, "'.%s' after .%s is not supported (the probe is on the callee's "
-			 "entry)", sfx->next->name, sfx->name);
-		return -1;
-	}
 	if (!strcmp(sfx->name, "callee")) {
 		cs->pattern = pp_component_arg_str(sfx);
 		cs->depth = 1;
-		if (cs->pattern)
+		cs->suffix = "";
+		if (!cs->pattern) {
+			error_at(pp->loc, ".callee takes a function name string");
+			return -1;
+		}
+		if (end && !end->next && !end->arg &&
+		    (!strcmp(end->name, "call") || !strcmp(end->name, "return"))) {
+			cs->suffix = !strcmp(end->name, "call") ? ".call" : ".return";
 			return FN_CALLEE;
-		error_at(pp->loc, ".callee takes a function name string");
+		}
+	}
+	if (end) {
+		error_at(pp->loc, "'.%s' after .%s is not supported (%s)", end->name, sfx->name,
+			 strcmp(sfx->name, "callee") ? "only .callee(\"NAME\") takes .call or .return" :
+			 ".callee(\"NAME\") takes .call or .return");
 		return -1;
 	}
+	if (!strcmp(sfx->name, "callee"))
+		return FN_CALLEE;
 	if (sfx->arg && (!pp_component_arg_num(sfx, &depth) || depth < 1 || depth > 16)) {
 		error_at(pp->loc, ".callees takes a depth from 1 to 16");
 		return -1;
 	}
-	*cs = (struct callee_spec){ "*", (int)depth };
+	*cs = (struct callee_spec){ "*", (int)depth, "" };
 	return FN_CALLEE;
 }
 
