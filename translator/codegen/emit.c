@@ -352,14 +352,33 @@ static struct val read_slot(struct emitter *em, const char *p, enum type type)
 	return long_val(t);
 }
 
+static bool target_store(struct emitter *em, struct node *lhs)
+{
+	return lhs->kind == N_TARGET && em->probe && em->probe->prov->store_target_var;
+}
+
+/*
+ * A guru write with an operator (`$x += 4`, `$x++`): read, combine, store
+ * with '='; the family stores ".=" itself (procfs's $value appends).
+ */
+static struct val store_combined(struct emitter *em, struct node *n, struct val rhs)
+{
+	struct val res = combine(em, n, emit_expr(em, n->lhs), rhs);
+
+	em->probe->prov->store_target_var(em, em->probe, n->lhs, "=", res);
+	return res;
+}
+
 static struct val emit_assign(struct emitter *em, struct node *n)
 {
 	struct node *lhs = n->lhs;
 	bool plain = !strcmp(n->op, "=");
 	struct val rhs, cur, res;
 
-	if (lhs->kind == N_TARGET && em->probe && em->probe->prov->store_target_var) {
+	if (target_store(em, lhs)) {
 		rhs = emit_expr(em, n->rhs);
+		if (!plain && strcmp(n->op, ".="))
+			return store_combined(em, n, rhs);
 		em->probe->prov->store_target_var(em, em->probe, lhs, n->op, rhs);
 		return rhs;
 	}
@@ -392,6 +411,18 @@ static struct val emit_incdec(struct emitter *em, struct node *n, bool post)
 	struct val one = long_val("1"), cur, res;
 	const char *p = NULL;
 
+	if (target_store(em, lhs)) {
+		if (lhs->type == TY_STRING) {
+			error_at(lhs->loc, "'%s' is a string: '%s' takes a number", lhs->name, n->op);
+			return long_val("0");
+		}
+		/* the value before the store, for x++ */
+		cur = long_val(arena_printf("%s", new_long(em)));
+		emit_line(em, "%s = %s;", cur.c, emit_expr(em, lhs).c);
+		res = apply_binary(em, n, n->op[0] == '+' ? "+" : "-", cur, one);
+		em->probe->prov->store_target_var(em, em->probe, lhs, "=", res);
+		return post ? cur : res;
+	}
 	if (!assignable(em, lhs))
 		return long_val("0");
 	if (lhs->kind == N_INDEX) {
