@@ -338,6 +338,17 @@ static void tracepoint_list_vars(struct session *s, struct derived_probe *d, FIL
 			fprintf(out, " $%s:%s", e->params[i].name, e->params[i].type);
 }
 
+/* A tracepoint's arguments are the kernel's copies: stap 4.8 refuses writes to them, -g or not. */
+static int tracepoint_free_write(struct derived_probe *d, struct node *lv)
+{
+	(void)d;
+	if (lv->kind != N_TARGET || lv->args || !lv->name || lv->name[1] == '$')
+		return 0;
+	error_at(lv->loc, "write to tracepoint variable '%s' not permitted (a tracepoint's "
+		 "arguments are read-only)", lv->name);
+	return -1;
+}
+
 /* the names a '*' after the first component stands for */
 static const char *const tracepoint_words[] = {
 	"trace", NULL
@@ -353,4 +364,5 @@ const struct provider provider_tracepoint = {
 	.target_var = tracepoint_target_var,
 	.emit_target_var = tracepoint_emit_target_var,
 	.list_vars = tracepoint_list_vars,
+	.free_write = tracepoint_free_write,
 };
