@@ -261,6 +261,9 @@ struct function {
 	struct node *body;	/* NULL for embedded C */
 	const char *embedded;	/* %{ %} body */
 	bool is_private;
+	/* what its returns are typed as, for autocast: f()->member (elaborate.c) */
+	const char *ctype, *cmodule;
+	bool ctype_mixed;	/* returns of different types: none */
 	bool pure;		/* embedded C marked /+ pure +/ */
 	bool guru;		/* embedded C marked /+ guru +/: callable with -g only */
 	int priority;		/* function f():N; 0 in the script, 1 in tapsets by default */

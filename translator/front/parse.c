@@ -361,7 +361,8 @@ static struct node *parse_target_suffix(struct parser *p, struct node *n)
 
 /*
  * local->member...: stap's autocast of a local holding a typed value (one
- * assigned from a $var, @cast or @var chain): pass 2 makes it the @cast.
+ * assigned from a $var, @cast or @var chain), or f()->member of a function
+ * returning one: pass 2 makes it the @cast.
  */
 static struct node *parse_autocast(struct parser *p, struct token *t, struct node *var)
 {
@@ -704,8 +705,10 @@ static struct node *parse_value(struct parser *p)
 		return parse_embedded_expr(p);
 	if (t->kind == TK_IDENT && !is_keyword(t)) {
 		advance(p);
-		if (at(p, "("))
-			return parse_call(p, t);
+		if (at(p, "(")) {
+			n = parse_call(p, t);
+			return at(p, "->") ? parse_autocast(p, t, n) : n;
+		}
 		n = new_node(N_VAR, t);
 		n->name = ident_text(t);
 		if (at(p, "["))

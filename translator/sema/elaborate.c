@@ -364,6 +364,27 @@ static void resolve_call(struct session *s, struct scope *sc, struct node *n)
 	/* every same-arity overload is checked, as stap does; unreached ones are dropped later */
 	for (; fn; fn = fn->overload)
 		resolve_function(s, fn);
+	if (!n->fn->overload && !n->fn->ctype_mixed) {
+		n->ctype = n->fn->ctype;
+		n->cmodule = n->fn->cmodule;
+	}
+}
+
+/* return VALUE: a function all of whose returns are one typed value is typed so. */
+static void note_return_type(struct function *fn, const struct node *v)
+{
+	bool first = fn && !fn->ctype && !fn->ctype_mixed;
+
+	if (!fn || fn->ctype_mixed)
+		return;
+	if (v && v->ctype && (first || (!strcmp(fn->ctype, v->ctype) &&
+					!strcmp(fn->cmodule, v->cmodule)))) {
+		fn->ctype = v->ctype;
+		fn->cmodule = v->cmodule;
+		return;
+	}
+	fn->ctype = NULL;
+	fn->ctype_mixed = true;
 }
 
 static void resolve_array_ref(struct session *s, struct scope *sc, struct node *arr, int arity)
@@ -507,16 +528,25 @@ static void resolve_autocast(struct session *s, struct scope *sc, struct node *n
 	struct node *var = n->lhs, *type, *module;
 
 	resolve_node(s, sc, var);
-	if (!var->sym)
+	if (var->kind == N_CALL) {
+		if (!var->fn)
+			return;
+		if (!var->ctype) {
+			error_at(n->loc, "'%s()' has no type for '->': its returns are not one typed "
+				 "value (a $variable, @cast or @var pointer to a struct); write "
+				 "@cast(%s(...), \"struct ...\")", var->name, var->name);
+			return;
+		}
+	} else if (!var->sym) {
 		return;
-	if (!var->sym->ctype) {
+	} else if (!var->sym->ctype) {
 		error_at(n->loc, "'%s' has no type for '->': it must be a local assigned a typed value "
 			 "(a $variable, @cast or @var pointer to a struct) before this use; or "
 			 "write @cast(%s, \"struct ...\")", var->name, var->name);
 		return;
 	}
-	type = string_at(var->loc, var->sym->ctype);
-	module = string_at(var->loc, var->sym->cmodule);
+	type = string_at(var->loc, var->sym ? var->sym->ctype : var->ctype);
+	module = string_at(var->loc, var->sym ? var->sym->cmodule : var->cmodule);
 	var->next = type;
 	type->next = module;
 	n->name = "@cast";
@@ -742,6 +772,7 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n)
 		if (!sc->fn)
 			error_at(n->loc, "'return' outside a function; use 'next' to leave a probe");
 		resolve_node(s, sc, n->lhs);
+		note_return_type(sc->fn, n->lhs);
 		return;
 	case N_TRY:
 		resolve_node(s, sc, n->body);
