@@ -18,6 +18,7 @@
 #ifndef UTAP_UNWIND_UCONTEXT_C
 #define UTAP_UNWIND_UCONTEXT_C
 
+#include <linux/uaccess.h>
 #include <linux/uprobes.h>
 #include <linux/sched/task_stack.h>
 
@@ -152,10 +153,37 @@ struct utap_uwalk {
 	bool have_last;
 };
 
+/*
+ * The walk reads whole words: a frame's return address and save area, at
+ * most SAVE_WINDOW bytes. Loaded one word at a time in one user-access
+ * section, as perf's callchain walk does, not through copy_user_generic,
+ * whose "rep movsb" costs per byte (emulated byte by byte under TCG).
+ * An NMI may hit while another mm is loaded: only copy_from_user_nofault()
+ * can check that (nmi_uaccess_okay() is not exported), so NMIs use it.
+ */
+#define UTAP_UW_WORDS 8
+
 static int utap_uw_read(void *ctx, u64 addr, void *dst, u32 len)
 {
-	return copy_from_user_nofault(dst, (const void __user *)(unsigned long)addr, len) ?
-	       -EFAULT : 0;
+	const u64 __user *src = (const u64 __user *)(unsigned long)addr;
+	u64 *out = dst;
+	u32 i;
+
+	if ((len & 7) || len > UTAP_UW_WORDS * 8 || in_nmi())
+		return copy_from_user_nofault(dst, src, len) ? -EFAULT : 0;
+	pagefault_disable();
+	if (!user_access_begin(src, len))
+		goto fault_enabled;
+	for (i = 0; i < len / 8; i++)
+		unsafe_get_user(out[i], src + i, fault);
+	user_access_end();
+	pagefault_enable();
+	return 0;
+fault:
+	user_access_end();
+fault_enabled:
+	pagefault_enable();
+	return -EFAULT;
 }
 
 static void utap_note_missing(struct utap_umap *m)
