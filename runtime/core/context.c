@@ -15,7 +15,7 @@ static atomic_t utap_errors = ATOMIC_INIT(0);
 UTAP_API atomic_t utap_skipped = ATOMIC_INIT(0);
 /* why, for -v: nested in a probe on the same CPU, or a global's lock */
 static atomic_t utap_skipped_nested = ATOMIC_INIT(0);
-static atomic_t utap_skipped_lock = ATOMIC_INIT(0);
+UTAP_API atomic_t utap_skipped_lock = ATOMIC_INIT(0);
 static int utap_exit_status;
 
 /*

@@ -158,7 +158,6 @@ static int __init utap_module_init(void)
 {
 	int rc;
 
-	utap_trylock_init();
 	rc = utap_contexts_alloc();
 	if (rc)
 		goto fail_contexts;

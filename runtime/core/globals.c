@@ -46,14 +46,14 @@ UTAP_API_OUTLINE void utap_unlock_globals(const struct utap_lockreq *r, int n)
 		utap_lock_release(r[n].lock, r[n].write);
 }
 
-static unsigned int utap_trylock_limit = MAXTRYLOCK;
-
-static void utap_trylock_init(void)
+/* How often to try a lock before the probe is skipped: more in a guest, whose vCPUs stall. */
+static unsigned int utap_trylock_limit(void)
 {
 #if defined(UTAP_MAXTRYLOCK_DEFAULT) && defined(CONFIG_X86)
 	if (boot_cpu_has(X86_FEATURE_HYPERVISOR))
-		utap_trylock_limit = MAXTRYLOCK * MAXTRYLOCK_VM_FACTOR;
+		return MAXTRYLOCK * MAXTRYLOCK_VM_FACTOR;
 #endif
+	return MAXTRYLOCK;
 }
 
 UTAP_API_OUTLINE bool utap_lock_globals(const struct utap_lockreq *r, int n)
@@ -63,7 +63,7 @@ UTAP_API_OUTLINE bool utap_lock_globals(const struct utap_lockreq *r, int n)
 
 	for (i = 0; i < n; i++) {
 		for (tries = 0; !utap_lock_try(r[i].lock, r[i].write); tries++) {
-			if (tries >= utap_trylock_limit) {
+			if (tries >= utap_trylock_limit()) {
 				utap_unlock_globals(r, i);
 				atomic_inc(&utap_skipped);
 				atomic_inc(&utap_skipped_lock);

@@ -58,6 +58,7 @@ UTAP_API __printf(1, 2) void utap_msg(const char *fmt, ...);
 /* context.c */
 UTAP_API_VAR atomic_t utap_state;
 UTAP_API_VAR atomic_t utap_skipped;
+UTAP_API_VAR atomic_t utap_skipped_lock;	/* of them, for a global's lock */
 UTAP_API_VAR long utap_target;
 UTAP_API_VAR long utap_runner_pid;
 UTAP_API bool utap_exit_pending(void);

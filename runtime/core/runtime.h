@@ -116,14 +116,37 @@ UTAP_API size_t utap_gen_frames_size(void);	/* (MAXNESTING + 1) frames */
 		goto label;				\
 	} while (0)
 
-#if defined(UTAP_CORE_OBJECT) || !defined(UTAP_CORE_EXTERN)
+/*
+ * One unit includes the whole core. The cached core is an archive of parts
+ * (translator/kernel/kbuild.c), each compiled with its UTAP_CORE_PART_*, so
+ * that a module links only those its script calls: a script without global
+ * arrays or statistics has no map, statistics or globals code.
+ */
+#if !defined(UTAP_CORE_OBJECT) && !defined(UTAP_CORE_EXTERN)
+#define UTAP_CORE_PART_FORMAT 1
+#define UTAP_CORE_PART_STATS 1
+#define UTAP_CORE_PART_MAP 1
+#define UTAP_CORE_PART_BASE 1
+#define UTAP_CORE_PART_GLOBALS 1
+#endif
+#ifdef UTAP_CORE_PART_FORMAT
 #include "format.c"
+#endif
+#ifdef UTAP_CORE_PART_STATS
 #include "stats.c"
+#endif
+#ifdef UTAP_CORE_PART_MAP
 #include "map.c"
+#endif
+#ifdef UTAP_CORE_PART_BASE
 #include "transport.c"
 #include "context.c"
 #include "print.c"
+#endif
+#ifdef UTAP_CORE_PART_GLOBALS
 #include "globals.c"
+#endif
+#ifdef UTAP_CORE_PART_BASE
 #include "control.c"
 #endif
 

@@ -358,7 +358,7 @@ static const char *core_object_path(const struct session *s, const char *compile
 	if (ac)
 		h = hash_bytes(ac, strlen(ac), h);
 	h = hash_runtime_core(s, h);
-	return arena_printf("%s/%s-%016llx.o", utap_cache_dir("core"), s->krel,
+	return arena_printf("%s/%s-%016llx.a", utap_cache_dir("core"), s->krel,
 			    (unsigned long long)h);
 }
 
@@ -434,6 +434,29 @@ static const char *compile_cmd(const struct compile *c, const char *pre, const c
 {
 	return arena_printf("%s %s%s -c -o %s %s%s", c->cc, pre, c->flags, out, in,
 			    after ? replace_all(c->after, "@DIR@/@MOD@.o", out) : "");
+}
+
+/* The parts of the core's archive (runtime/core/runtime.h's UTAP_CORE_PART_*). */
+static const char *const core_parts[] = { "base", "format", "stats", "map", "globals" };
+
+/* Compile every part in the background; the archive is made after the script's compile. */
+static void core_parts_compile(struct session *s, struct strbuf *sh, const struct compile *c,
+			       const char *pre, const char *config)
+{
+	for (size_t i = 0; i < ARRAY_LEN(core_parts); i++) {
+		char *up = arena_strdup(core_parts[i]);
+		const char *src, *in = arena_printf("@DIR@/utap_core_%s.c", core_parts[i]);
+
+		for (char *q = up; *q; q++)
+			*q = (char)(*q - 'a' + 'A');
+		src = arena_printf("/* utap's core for %s: %s */\n#define UTAP_CORE_OBJECT 1\n"
+				   "#define UTAP_CORE_PART_%s 1\n%s#include \"core/runtime.h\"\n",
+				   s->krel, core_parts[i], up, config);
+		write_file(arena_printf("%s/utap_core_%s.c", s->tmpdir, core_parts[i]), src,
+			   strlen(src));
+		sb_printf(sh, "( %s ) & core%zu=$!\n", compile_cmd(c, pre, in,
+			  arena_printf("@DIR@/utap_core_%s.o", core_parts[i]), true), i);
+	}
 }
 
 /*
@@ -536,24 +559,22 @@ static char *core_object_recipe(struct session *s, char *recipe, bool *split)
 	write_modname(s);
 	if (pch_build)
 		sb_printf(&sh, "( %s ) >/dev/null 2>&1 &\n", pch_build);
-	if (!have_obj) {
-		const char *src = arena_printf("/* utap's core for %s */\n#define UTAP_CORE_OBJECT 1\n"
-					       "%s#include \"core/runtime.h\"\n", s->krel,
-					       config.buf ? config.buf : "");
-
-		write_file(arena_printf("%s/utap_core.c", s->tmpdir), src, strlen(src));
-		sb_printf(&sh, "( %s ) & core=$!\n", compile_cmd(&c, pre, "@DIR@/utap_core.c",
-								   "@DIR@/utap_core.o", true));
-	}
+	if (!have_obj)
+		core_parts_compile(s, &sh, &c, pre, config.buf ? config.buf : "");
 	sb_printf(&sh, "( %s ) || { wait; exit 1; }\n",
 		  compile_cmd(&script, pre_mod, "@DIR@/@MOD@.c", "@DIR@/@MOD@.script.o", true));
 	if (!have_obj) {
 		const char *tmp = arena_printf("%s.%d.tmp", obj, (int)getpid());
 
 		/* the core is kept only once it is whole */
-		sb_printf(&sh, "wait $core\ncp @DIR@/utap_core.o '%s' && mv '%s' '%s'\n", tmp, tmp,
-			  obj);
+		for (size_t i = 0; i < ARRAY_LEN(core_parts); i++)
+			sb_printf(&sh, "wait $core%zu\n", i);
+		sb_printf(&sh, "rm -f '%s'\nar rcs '%s'", tmp, tmp);
+		for (size_t i = 0; i < ARRAY_LEN(core_parts); i++)
+			sb_printf(&sh, " @DIR@/utap_core_%s.o", core_parts[i]);
+		sb_printf(&sh, " && mv '%s' '%s'\n", tmp, obj);
 	}
+	/* ld takes from the archive the parts the script's unit calls */
 	sb_printf(&sh, "%s -o @DIR@/@MOD@.o @DIR@/@MOD@.script.o '%s'\n", ld, obj);
 	sb_printf(&sh, "%s\n%s\n%s\nwait\n", lines[1],
 		  compile_cmd(&c, pre_mod, "@DIR@/@MOD@.mod.c", "@DIR@/@MOD@.mod.o", false),
