@@ -36,9 +36,9 @@ $(B)/progs/%-O0: testsuite/progs/%.c
 	$(CC) -O0 -g -o $@ $<
 
 # 32-bit tasks without a C library (works without gcc-multilib): user
-# backtraces (us_c32) and the syscall tapset (k_c32) of ia32 tasks
-C32_PROGS := $(B)/progs/us_c32 $(B)/progs/k_c32
-$(C32_PROGS): $(B)/progs/%: testsuite/progs/%.c
+# backtraces (us_c32) and the syscall tapset (k_c32, k_c32x) of ia32 tasks
+C32_PROGS := $(B)/progs/us_c32 $(B)/progs/k_c32 $(B)/progs/k_c32x
+$(C32_PROGS): $(B)/progs/%: testsuite/progs/%.c testsuite/progs/c32_syscall.h
 	@mkdir -p $(dir $@)
 	$(CC) -m32 -O2 -g -nostdlib -static -fno-pie -no-pie -o $@ $<
 

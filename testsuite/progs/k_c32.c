@@ -6,33 +6,7 @@
  * another one (getuid32 199 is fremovexattr there, open 5 is fstat, nice
  * 34 pause, waitpid 7 poll). The second half makes calls only ia32 has.
  */
-static long sys3(long nr, long a, long b, long c)
-{
-	long r;
-
-	asm volatile("int $0x80" : "=a"(r) : "a"(nr), "b"(a), "c"(b), "d"(c) : "memory");
-	return r;
-}
-
-static long sys5(long nr, long a, long b, long c, long d, long e)
-{
-	long r;
-
-	asm volatile("int $0x80" : "=a"(r) : "a"(nr), "b"(a), "c"(b), "d"(c), "S"(d), "D"(e)
-		     : "memory");
-	return r;
-}
-
-/* six arguments: the sixth goes in ebp, which the compiler keeps for itself */
-static long sys6(long nr, long a, long b, long c, long d, long e, long f)
-{
-	long ef[2] = { e, f }, *p = ef, r;
-
-	asm volatile("push %%ebp\n\tmov 4(%%edi), %%ebp\n\tmov (%%edi), %%edi\n\t"
-		     "int $0x80\n\tpop %%ebp"
-		     : "=a"(r), "+D"(p) : "a"(nr), "b"(a), "c"(b), "d"(c), "S"(d) : "memory");
-	return r;
-}
+#include "c32_syscall.h"
 
 static const char missing[] = "/nonexistent/k_c32";
 
