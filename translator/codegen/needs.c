@@ -21,38 +21,40 @@ struct runtime_part {
 	const char *name;
 	const char *file;	/* under runtime/; NULL: nothing to include */
 	unsigned flags;		/* PART_* */
+	const char *start;	/* called in utap_gen_register (process context), 0 or -errno */
 };
 
 static const struct runtime_part parts[] = {
 	/* name			file				what else the translator does */
-	{ "regs",		"probes/regs.c",		0 },
-	{ "kread",		"probes/kread.c",		0 },
-	{ "umemory",		"probes/umemory.c",		0 },
-	{ "tvar",		"probes/tvar.c",		0 },
-	{ "sysflags",		"probes/sysflags.c",		0 },
-	{ "kstack",		"unwind/kcontext.c",		0 },
-	{ "ustack",		"unwind/ucontext.c",		PART_UNWIND | PART_USYMS },
-	{ "usym",		"unwind/ucontext.c",		PART_USYMS },
+	{ "regs",		"probes/regs.c",		0, NULL },
+	{ "kread",		"probes/kread.c",		0, NULL },
+	{ "umemory",		"probes/umemory.c",		0, NULL },
+	{ "tvar",		"probes/tvar.c",		0, NULL },
+	{ "sysflags",		"probes/sysflags.c",		0, NULL },
+	{ "kstack",		"unwind/kcontext.c",		0, NULL },
+	{ "ktask",		"unwind/ktask.c",		0, "utap_ktask_start" },
+	{ "ustack",		"unwind/ucontext.c",		PART_UNWIND | PART_USYMS, NULL },
+	{ "usym",		"unwind/ucontext.c",		PART_USYMS, NULL },
 	/* a function that names any address, not only code (usymdata) */
-	{ "usymdata",		"unwind/ucontext.c",		PART_USYMS | PART_UDATA },
-	{ "uline",		"unwind/ucontext.c",		PART_USYMS | PART_ULINES },
-	{ "pystack",		"unwind/pyframes.c",		PART_UNWIND | PART_USYMS | PART_PYTHON },
-	{ "regex",		"core/regex.c",			0 },
-	{ "utf",		"core/utf.c",			0 },
-	{ "softfp",		"core/softfp.c",		0 },
-	{ "regex_groups",	NULL,				PART_REGEX_GROUPS },
-	{ "itrace",		"itrace/itrace.c",		0 },
-	{ "trace_formats",	"formats/output.c",		0 },
-	{ "kprobe",		"probes/kprobe.c",		0 },
-	{ "tracepoint",		"probes/tracepoint.c",		0 },
-	{ "timer",		"probes/timer.c",		0 },
-	{ "perf",		"probes/perf.c",		0 },
-	{ "hwbkpt",		"probes/hwbkpt.c",		0 },
-	{ "ksym",		"probes/ksym.c",		0 },
-	{ "procfs",		"probes/procfs.c",		0 },
-	{ "netfilter",		"probes/netfilter.c",		0 },
-	{ "uprobe",		"probes/uprobe.c",		0 },
-	{ "task_finder",	"probes/task_finder.c",		0 },
+	{ "usymdata",		"unwind/ucontext.c",		PART_USYMS | PART_UDATA, NULL },
+	{ "uline",		"unwind/ucontext.c",		PART_USYMS | PART_ULINES, NULL },
+	{ "pystack",		"unwind/pyframes.c",		PART_UNWIND | PART_USYMS | PART_PYTHON, NULL },
+	{ "regex",		"core/regex.c",			0, NULL },
+	{ "utf",		"core/utf.c",			0, NULL },
+	{ "softfp",		"core/softfp.c",		0, NULL },
+	{ "regex_groups",	NULL,				PART_REGEX_GROUPS, NULL },
+	{ "itrace",		"itrace/itrace.c",		0, NULL },
+	{ "trace_formats",	"formats/output.c",		0, NULL },
+	{ "kprobe",		"probes/kprobe.c",		0, NULL },
+	{ "tracepoint",		"probes/tracepoint.c",		0, NULL },
+	{ "timer",		"probes/timer.c",		0, NULL },
+	{ "perf",		"probes/perf.c",		0, NULL },
+	{ "hwbkpt",		"probes/hwbkpt.c",		0, NULL },
+	{ "ksym",		"probes/ksym.c",		0, NULL },
+	{ "procfs",		"probes/procfs.c",		0, NULL },
+	{ "netfilter",		"probes/netfilter.c",		0, NULL },
+	{ "uprobe",		"probes/uprobe.c",		0, NULL },
+	{ "task_finder",	"probes/task_finder.c",		0, NULL },
 };
 
 struct included {
@@ -93,6 +95,9 @@ void emit_header(struct emitter *em, const char *path, const char *before)
 
 static void need(struct emitter *em, const struct runtime_part *p)
 {
+	if (p->start && !emit_has_include(em, p->file))
+		sb_printf(&em->reg, "\t{\n\t\tint rc = %s();\n\n\t\tif (rc)\n\t\t\treturn rc;\n\t}\n",
+			  p->start);
 	if (p->file)
 		emit_header(em, p->file, NULL);
 	em->parts |= p->flags;
