@@ -712,8 +712,11 @@ static void judge(struct test *t, const char *prefix)
 		rc = run_capture(xasprintf("timeout -s KILL %d sh -c %s", limit, shell_quote(full)),
 				 &hout, true);
 		if (rc == 128 + SIGKILL) {
-			result(false, name, "host check did not finish within %d s: %.600s", limit,
-			       hout);
+			/* the last lines say which step stopped */
+			size_t n = hout ? strlen(hout) : 0;
+
+			result(false, name, "host check did not finish within %d s: %s", limit,
+			       hout ? hout + (n > 600 ? n - 600 : 0) : "");
 			return;
 		}
 		if (rc != 0) {

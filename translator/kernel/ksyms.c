@@ -384,7 +384,7 @@ static struct ksyms *from_guest_cached(struct session *s)
 		return NULL;
 	}
 	/* one guest boot for concurrent translators: the second waits, then reads the cache */
-	lock = open(arena_printf("%s/.lock", cache_dir()), O_CREAT | O_RDWR, 0600);
+	lock = open(arena_printf("%s/.lock", cache_dir()), O_CREAT | O_RDWR | O_CLOEXEC, 0600);
 	if (lock >= 0)
 		flock(lock, LOCK_EX);
 	k = read_entry(base);
