@@ -642,6 +642,7 @@ int main(int argc, char **argv)
 	s->families = probe_families;
 	s->kernel_cast = &provider_kernel_cast;
 	s->kernel_var = &provider_kernel_var;
+	s->user_cast = &provider_user_cast;
 	s->perf_counter = &provider_perf_counter;
 	s->guest_run = guest_run;
 	s->runner_format = tout_writer_name;

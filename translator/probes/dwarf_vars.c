@@ -11,6 +11,7 @@
 #include "probes/dwarf_vars.h"
 #include "probes/cast_header.h"
 #include "probes/dwarf_pretty.h"
+#include "probes/providers.h"
 #include "probes/uvars.h"
 
 #include <dwarf.h>
@@ -1328,22 +1329,26 @@ static void set_pieces(struct tv_ctx *t, struct pretty_out *out)
 }
 
 /* A walk that ends on a pointer to a named struct: the node's type for autocast. */
-static void note_pointee(struct tv_ctx *t, const struct walk *w, const char *module)
+/* The node points to TARGET: a struct or union gives it a type for autocast. */
+static void note_struct(struct tv_ctx *t, Dwarf_Die *target, const char *module)
 {
-	Dwarf_Die target;
-	const char *name;
-	int tag;
+	const char *name = dwarf_diename(target);
+	int tag = dwarf_tag(target);
 
-	if (!w->has_type || dwarf_tag((Dwarf_Die *)&w->type) != DW_TAG_pointer_type ||
-	    !peeled_type((Dwarf_Die *)&w->type, &target) || !module)
-		return;
-	tag = dwarf_tag(&target);
-	name = dwarf_diename(&target);
-	if (!name || (tag != DW_TAG_structure_type && tag != DW_TAG_union_type &&
-		      tag != DW_TAG_class_type))
+	if (!name || !module || (tag != DW_TAG_structure_type && tag != DW_TAG_union_type &&
+				 tag != DW_TAG_class_type))
 		return;
 	t->n->ctype = arena_printf("%s %s", tag == DW_TAG_union_type ? "union" : "struct", name);
 	t->n->cmodule = module;
+}
+
+static void note_pointee(struct tv_ctx *t, const struct walk *w, const char *module)
+{
+	Dwarf_Die target;
+
+	if (w->has_type && dwarf_tag((Dwarf_Die *)&w->type) == DW_TAG_pointer_type &&
+	    peeled_type((Dwarf_Die *)&w->type, &target))
+		note_struct(t, &target, module);
 }
 
 /* $x$, $x->f$$, @cast(...)$: the string stap's pretty-printer makes of the walk's end. */
@@ -1570,7 +1575,7 @@ static int resolve_cast(struct tv_ctx *t)
 	struct node *v = t->var, *ptr = v->lhs;
 	struct node *type = ptr ? ptr->next : NULL, *mod = type ? type->next : NULL;
 	struct dwarf_file *df;
-	const char *why;
+	const char *why, *module;
 	struct walk w;
 
 	if (!type || type->kind != N_STR || (mod && mod->kind != N_STR))
@@ -1603,14 +1608,49 @@ static int resolve_cast(struct tv_ctx *t)
 	}
 	if (v->pretty)
 		return set_pretty(t, &w, v->pretty);
+	module = mod ? mod->str : t->f ? t->f->bin->path : NULL;
+	/* &@cast(p, "struct x") points to the struct: t = &@cast(...); t->m autocasts */
+	if (v->op && !strcmp(v->op, "&") && w.has_type)
+		note_struct(t, &w.type, module);
 	if (!walk_finish(&w, v->op && !strcmp(v->op, "&")))
 		return tv_error(t, "@cast to '%s' is %s", type->str, w.err);
 	if (!v->op)
-		note_pointee(t, &w, mod ? mod->str : t->f ? t->f->bin->path : NULL);
+		note_pointee(t, &w, module);
 	/* read when the probe runs, .return probes too: the operand is the script's */
 	uvar_set_long(t->n, &w.acc);
 	return 0;
 }
+
+/*
+ * @cast(p, "type", "/a/binary" or "<headers>") in any other probe or in a
+ * function: a type of that DWARF, read from the current task's user memory
+ * (copy_from_user_nofault), as stap reads a user @cast from a kernel probe.
+ */
+static int user_cast_check(struct session *s, struct derived_probe *d, struct node *n, bool quiet)
+{
+	struct entry_caps scratch = { 0 };
+	struct tv_ctx t = { .quiet = quiet, .n = n, .var = n, .caps = &scratch };
+
+	(void)s;
+	(void)d;
+	if (resolve_cast(&t) < 0)
+		return -1;
+	n->owner = &provider_user_cast;
+	return 0;
+}
+
+static struct val user_cast_emit(struct emitter *em, struct derived_probe *d, struct node *n)
+{
+	(void)d;
+	return uvar_emit(em, n);
+}
+
+const struct provider provider_user_cast = {
+	.name = "@cast",
+	.pretty = true,
+	.target_var = user_cast_check,
+	.emit_target_var = user_cast_emit,
+};
 
 /* One variable of $$parms/$$vars: NAME=, then its value (stap's hex), or pretty-printed. */
 static void list_var(struct tv_ctx *t, Dwarf_Die *var, int pretty, struct pretty_out *out)

@@ -8,6 +8,8 @@ extern const struct probe_family probe_families[];
 /* @cast to kernel types, in any probe (btfvars.c) */
 extern const struct provider provider_kernel_cast;
 extern const struct provider provider_kernel_var;
+/* @cast to a user binary's or headers' type outside process probes (dwarf_vars.c) */
+extern const struct provider provider_user_cast;
 extern const struct provider provider_perf_counter;
 
 #endif /* UTAP_PROVIDERS_H */

@@ -505,6 +505,30 @@ static bool is_kernel_var(const struct session *s, const struct scope *sc, const
 	       (!sc->probe || strcmp(sc->probe->point->comps->name, "process"));
 }
 
+/* @cast(p, "type", "/path/to/binary" or "<header.h>") outside a process probe: user memory. */
+static bool is_user_cast(const struct session *s, const struct scope *sc, const struct node *n)
+{
+	const struct node *module = n->lhs && n->lhs->next ? n->lhs->next->next : NULL;
+
+	if (n->kind != N_CAST || strcmp(n->name, "@cast") || !s->user_cast || !module ||
+	    module->kind != N_STR || (module->str[0] != '<' && !strchr(module->str, '/')))
+		return false;
+	return !sc->probe || strcmp(sc->probe->point->comps->name, "process");
+}
+
+/* The provider of a target variable that needs no probe of its family, or NULL. */
+static const struct provider *context_free_provider(const struct session *s,
+						    const struct scope *sc, const struct node *n)
+{
+	if (is_kernel_var(s, sc, n))
+		return s->kernel_var;
+	if (is_kernel_cast(s, sc, n))
+		return s->kernel_cast;
+	if (is_user_cast(s, sc, n))
+		return s->user_cast;
+	return NULL;
+}
+
 static void resolve_target(struct session *s, struct scope *sc, struct node *n);
 
 static struct node *string_at(struct loc loc, const char *str)
@@ -581,16 +605,10 @@ static void resolve_target(struct session *s, struct scope *sc, struct node *n)
 			error_at(n->loc, "@perf needs perf counter probes, which are not here");
 		return;
 	}
-	if (is_kernel_var(s, sc, n)) {
+	if (context_free_provider(s, sc, n)) {
+		prov = context_free_provider(s, sc, n);
 		resolve_target_args(s, sc, n);
-		if (!pretty_refused(s->kernel_var, n, "a kernel @var"))
-			s->kernel_var->target_var(s, sc->probe, n, false);
-		return;
-	}
-	if (is_kernel_cast(s, sc, n)) {
-		prov = s->kernel_cast;
-		resolve_target_args(s, sc, n);
-		if (!pretty_refused(prov, n, "a kernel @cast"))
+		if (!pretty_refused(prov, n, arena_printf("a kernel %s", n->name)))
 			prov->target_var(s, sc->probe, n, false);
 		return;
 	}
@@ -803,12 +821,9 @@ static void resolve_node(struct session *s, struct scope *sc, struct node *n)
 		return;
 	case N_DEFINED:
 		/* @defined(x): only target variables can be undefined */
-		if (is_kernel_var(s, sc, n->lhs)) {
-			n->num = s->kernel_var->target_var(s, sc->probe, clone_node(n->lhs),
-							   true) == 0;
-		} else if (is_kernel_cast(s, sc, n->lhs)) {
-			n->num = s->kernel_cast->target_var(s, sc->probe, clone_node(n->lhs),
-							    true) == 0;
+		if (context_free_provider(s, sc, n->lhs)) {
+			n->num = context_free_provider(s, sc, n->lhs)->target_var(
+					 s, sc->probe, clone_node(n->lhs), true) == 0;
 		} else if (is_target(n->lhs)) {
 			n->num = sc->probe && sc->probe->prov->target_var &&
 				 sc->probe->prov->target_var(s, sc->probe, clone_node(n->lhs), true) == 0;

@@ -51,6 +51,7 @@ struct session {
 	/* resolves @cast(p, "type", "kernel") in any probe, from the kernel's BTF */
 	const struct provider *kernel_cast;
 	const struct provider *kernel_var;	/* @var("name") outside process probes */
+	const struct provider *user_cast;	/* @cast(p, "t", "/bin" or "<h>") outside them */
 	const struct provider *perf_counter;	/* @perf("NAME"): a perf .counter probe's value */
 	/*
 	 * Runs argv in a throwaway guest booted with the target kernel, the
