@@ -361,8 +361,9 @@ static struct node *parse_target_suffix(struct parser *p, struct node *n)
 
 /*
  * local->member...: stap's autocast of a local holding a typed value (one
- * assigned from a $var, @cast or @var chain), or f()->member of a function
- * returning one: pass 2 makes it the @cast.
+ * assigned from a $var, @cast or @var chain), f()->member of a function
+ * returning one, or (expr)->member of a typed expression: pass 2 makes it
+ * the @cast.
  */
 static struct node *parse_autocast(struct parser *p, struct token *t, struct node *var)
 {
@@ -680,7 +681,8 @@ static struct node *parse_value(struct parser *p)
 				 t->loc.line, t->loc.col, tok_describe(peek(p)));
 			sync_after_error(p);
 		}
-		return n;
+		/* (expr)->member: @choose_defined($a, $b)->f is this after expansion */
+		return at(p, "->") ? parse_autocast(p, t, n) : n;
 	}
 	if (t->kind == TK_NUM) {
 		advance(p);

@@ -561,6 +561,14 @@ static void resolve_autocast(struct session *s, struct scope *sc, struct node *n
 				 "@cast(%s(...), \"struct ...\")", var->name, var->name);
 			return;
 		}
+	} else if (var->kind != N_VAR) {
+		/* (expr)->m: a target value, or the live branch of a known condition */
+		if (!var->ctype) {
+			error_at(n->loc, "this expression has no type for '->': it is not a "
+				 "$variable, @cast or @var pointer to a struct; write "
+				 "@cast(EXPR, \"struct ...\")");
+			return;
+		}
 	} else if (!var->sym) {
 		return;
 	} else if (!var->sym->ctype) {
@@ -569,8 +577,8 @@ static void resolve_autocast(struct session *s, struct scope *sc, struct node *n
 			 "write @cast(%s, \"struct ...\")", var->name, var->name);
 		return;
 	}
-	type = string_at(var->loc, var->sym ? var->sym->ctype : var->ctype);
-	module = string_at(var->loc, var->sym ? var->sym->cmodule : var->cmodule);
+	type = string_at(var->loc, var->kind == N_VAR ? var->sym->ctype : var->ctype);
+	module = string_at(var->loc, var->kind == N_VAR ? var->sym->cmodule : var->cmodule);
 	var->next = type;
 	type->next = module;
 	n->name = "@cast";
