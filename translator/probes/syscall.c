@@ -18,7 +18,10 @@
  * nothing, and no ia32 call runs an x86-64 probe of the same number.
  */
 #include "codegen/emit.h"
+#include "probes/cparams.h"
+#include "probes/tphdr.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -303,43 +306,190 @@ static void syscall_emit(struct emitter *em, struct derived_probe **dps, int n)
 
 /* ---- target variables: the tracepoint's own, $regs and $id (entry) or $ret ---- */
 
+/* A syscall's prototype in include/linux/syscalls.h: "asmlinkage long sys_NAME(...);". */
+struct sys_proto {
+	const char *fn;		/* "sys_openat" */
+	struct cparam *params;
+	int n;
+};
+
+struct sys_protos {
+	struct sys_proto *v;
+	int n;
+};
+
+/* The text inside the parentheses that open at p, or NULL if they do not close. */
+static const char *paren_text(const char *p)
+{
+	const char *q = p + 1;
+	int depth = 1;
+
+	for (; *q && depth; q++)
+		depth += *q == '(' ? 1 : *q == ')' ? -1 : 0;
+	return depth ? NULL : arena_strndup(p + 1, (size_t)(q - p - 2));
+}
+
+/* Every prototype of the target kernel's syscalls.h, read once; the first of a name wins. */
+static const struct sys_protos *sys_protos(struct session *s)
+{
+	static struct sys_protos t;
+	static bool done;
+	const char *src, *p, *text;
+
+	if (done)
+		return &t;
+	done = true;
+	src = tphdr_source_tree(s);
+	text = src ? read_file(arena_printf("%s/include/linux/syscalls.h", src), NULL) : NULL;
+	t.v = arena_alloc(sizeof(*t.v) * 1024);
+	for (p = text ? strstr(text, "asmlinkage long sys_") : NULL; p && t.n < 1024;
+	     p = strstr(p + 1, "asmlinkage long sys_")) {
+		const char *name = p + strlen("asmlinkage long "), *end = name, *args;
+		struct sys_proto *sp = &t.v[t.n];
+
+		while (isalnum((unsigned char)*end) || *end == '_')
+			end++;
+		if (*end != '(' || !(args = paren_text(end)))
+			continue;
+		sp->fn = arena_strndup(name, (size_t)(end - name));
+		sp->n = cparams_parse(args, &sp->params);
+		if (sp->n < 0)
+			continue;
+		for (int i = 0; i < t.n && sp; i++)
+			if (!strcmp(t.v[i].fn, sp->fn))
+				sp = NULL;
+		t.n += sp != NULL;
+	}
+	return &t;
+}
+
+/* The prototype of the kernel function a site's number calls, or NULL. */
+static const struct sys_proto *site_proto(struct session *s, const struct sc_site *k)
+{
+	bool ia32 = k->nr < 0;
+	const struct sysfn_table *fns = sysfn_table(s, ia32);
+	const struct sys_protos *t = sys_protos(s);
+	int nr = ia32 ? k->nr32[0] : k->nr;
+	const char *fn = fns && nr >= 0 && nr < 1024 ? fns->fn[nr] : NULL;
+
+	for (int i = 0; fn && i < t->n; i++)
+		if (!strcmp(t->v[i].fn, fn))
+			return &t->v[i];
+	return NULL;
+}
+
 static const char *hit_field(const struct derived_probe *d, const char *name)
 {
 	const struct sc_site *k = d->data;
 
 	if (!strcmp(name, "$regs"))
 		return "regs";
-	if (!strcmp(name, k->is_return ? "$ret" : "$id"))
+	if (!strcmp(name, k->is_return ? "$ret" : "$id") ||
+	    (k->is_return && !strcmp(name, "$return")))
 		return "v";
 	return NULL;
 }
 
+/* "its variables: $regs, $id, $fd, ..." for a message. */
+static const char *var_names(const struct derived_probe *d, const struct sys_proto *sp)
+{
+	const struct sc_site *k = d->data;
+	const char *s = arena_printf("$regs, %s", k->is_return ? "$ret, $return" : "$id");
+
+	for (int i = 0; sp && i < sp->n; i++)
+		if (sp->params[i].name)
+			s = arena_printf("%s, $%s", s, sp->params[i].name);
+	return s;
+}
+
+/*
+ * $NAME of the syscall's own parameters, named and typed as syscalls.h
+ * declares them (stap's syscall aliases are kernel.function("sys_NAME")
+ * probes with these variables when the kernel's debuginfo is there); read
+ * from the user registers the call passed, also in .return, where the
+ * kernel has not changed them; $$parms lists them.
+ */
 static int syscall_target_var(struct session *s, struct derived_probe *d, struct node *n,
 			      bool quiet)
 {
-	const struct sc_site *k = d->data;
+	const struct sys_proto *sp = site_proto(s, d->data);
+	int i = n->name && sp ? cparams_find(sp->params, sp->n, n->name + 1) : -1;
 
-	(void)s;
+	if (n->kind == N_TARGET && n->name && sp && !strcmp(n->name, "$$parms") && !n->args) {
+		n->type = TY_STRING;
+		return 0;
+	}
+	if (n->kind == N_TARGET && i >= 0) {
+		if (cparams_check_target(n, quiet) < 0)
+			return -1;
+		n->type = TY_LONG;
+		return 0;
+	}
 	if (n->kind != N_TARGET || n->args || n->op || !n->name || !hit_field(d, n->name)) {
 		if (!quiet)
 			error_at(n->loc, "target variable '%s' is not available in probe '%s' "
-				 "(its variables: $regs, %s)", n->name ? n->name : "@cast", d->pp,
-				 k->is_return ? "$ret" : "$id");
+				 "(its variables: %s)", n->name ? n->name : "@cast", d->pp,
+				 var_names(d, sp));
 		return -1;
 	}
 	n->type = TY_LONG;
 	return 0;
 }
 
+/* "const char __user *filename" as a declaration of utap_spI. */
+static const char *param_decl(const struct cparam *p, int i)
+{
+	const char *d = p->decl, *at = NULL, *q;
+	size_t len = strlen(p->name);
+
+	for (q = strstr(d, p->name); q; q = strstr(q + 1, p->name))
+		if ((q == d || !(isalnum((unsigned char)q[-1]) || q[-1] == '_')) &&
+		    !(isalnum((unsigned char)q[len]) || q[len] == '_'))
+			at = q;
+	return arena_printf("%.*sutap_sp%d%s", (int)(at - d), d, i, at + len);
+}
+
+static const char *param_base(void *ctx, int i)
+{
+	(void)ctx;
+	return arena_printf("utap_sp%d", i);
+}
+
+static struct val emit_params(struct emitter *em, const struct sys_proto *sp, struct node *n)
+{
+	int want = strcmp(n->name, "$$parms") ? cparams_find(sp->params, sp->n, n->name + 1) : -1;
+	struct val v;
+
+	emit_need(em, "regs");
+	sb_printf(&em->top, "#include <linux/syscalls.h>\n");
+	emit_line(em, "{");
+	em->indent++;
+	for (int i = 0; i < sp->n; i++)
+		if (sp->params[i].name && (want < 0 || i == want))
+			emit_line(em, "%s = (__typeof__(utap_sp%d))utap_arg(c, %d, 8, false);",
+				  param_decl(&sp->params[i], i), i, i + 1);
+	v = want < 0 ? cparams_emit_parms(em, sp->params, sp->n, param_base, NULL) :
+		       cparams_emit_target(em, n, param_base(NULL, want));
+	em->indent--;
+	emit_line(em, "}");
+	return v;
+}
+
 static struct val syscall_emit_target_var(struct emitter *em, struct derived_probe *d,
 					  struct node *n)
 {
-	(void)em;
+	if (!hit_field(d, n->name))
+		return emit_params(em, site_proto(em->s, d->data), n);
 	return (struct val){ .type = TY_LONG,
 			     .c = arena_printf("((int64_t)((struct utap_syscall_hit *)"
 					       "c->probe_data)->%s)", hit_field(d, n->name)) };
 }
 
+/*
+ * As stap -L lists the aliases on a kernel without debuginfo (its tapset
+ * then falls back to the same tracepoints); the $NAME parameters are
+ * accepted but not listed, as stap lists them only from DWARF.
+ */
 static void syscall_list_vars(struct session *s, struct derived_probe *d, FILE *out)
 {
 	const struct sc_site *k = d->data;

@@ -745,7 +745,7 @@ static bool is_dir(const char *p)
 }
 
 /* The tree with include/trace/events: the build tree's "source" sibling on Debian. */
-static const char *source_tree(struct session *s)
+const char *tphdr_source_tree(struct session *s)
 {
 	const char *cands[] = {
 		arena_printf("/lib/modules/%s/source", s->krel),
@@ -812,7 +812,7 @@ const struct tp_events *tphdr_events(struct session *s)
 	if (done)
 		return &all;
 	done = true;
-	src = source_tree(s);
+	src = tphdr_source_tree(s);
 	if (!src)
 		return &all;
 	cfg = kconfig_read(arena_printf("%s/.config", s->kbuild));
@@ -891,7 +891,7 @@ static const char *find_header(struct session *s, const char *name, header_match
 {
 	static const char *const dirs[] = { "linux", "net", "sound", "scsi", "rdma", "ufs", "trace",
 					     "uapi" };
-	const char *src = source_tree(s), *hit;
+	const char *src = tphdr_source_tree(s), *hit;
 
 	if (!src)
 		return NULL;

@@ -63,6 +63,9 @@ const char *tphdr_enum_header(struct session *s, const char *name);
  */
 const char *tphdr_extern_type(struct session *s, const char *name, const char **header);
 
+/* The kernel's include/ sources (Debian: the headers' -common tree); NULL if not installed. */
+const char *tphdr_source_tree(struct session *s);
+
 /* Every tracepoint of the session's target kernel headers (not filtered by existence). */
 const struct tp_events *tphdr_events(struct session *s);
 
