@@ -486,6 +486,48 @@ static struct val syscall_emit_target_var(struct emitter *em, struct derived_pro
 }
 
 /*
+ * A guru write: a parameter at the entry goes into the user register the
+ * call reads it from, after this tracepoint (the call sees the new value);
+ * $return at the exit into rax, which the task gets back.
+ */
+static bool syscall_store_target_var(struct emitter *em, struct derived_probe *d,
+				     struct node *lhs, const char *op, struct val v)
+{
+	const struct sc_site *k = d->data;
+	const struct sys_proto *sp = site_proto(em->s, k);
+	int i = sp && !hit_field(d, lhs->name) ? cparams_find(sp->params, sp->n, lhs->name + 1) : -1;
+
+	if (strcmp(op, "=") || v.type != TY_LONG || lhs->args || lhs->op) {
+		error_at(lhs->loc, "'%s' takes a number, assigned with '='", lhs->name);
+		return false;
+	}
+	if (k->is_return && !strcmp(lhs->name, "$return")) {
+		emit_line(em, "((struct utap_syscall_hit *)c->probe_data)->regs->ax = "
+			  "(unsigned long)(%s);", v.c);
+		return true;
+	}
+	if (k->is_return || i < 0) {
+		error_at(lhs->loc, "'%s' cannot be assigned here: %s", lhs->name,
+			 k->is_return ? "the call has run; assign $return" :
+			 "only the call's parameters (at its entry) and $return are writable");
+		return false;
+	}
+	emit_need(em, "regs");
+	sb_printf(&em->top, "#include <linux/syscalls.h>\n");
+	emit_line(em, "{");
+	em->indent++;
+	emit_line(em, "unsigned long *utap_slot, utap_stack;");
+	emit_line(em, "bool utap_user;");
+	emit_line(em, "%s = (__typeof__(utap_sp%d))(%s);", param_decl(&sp->params[i], i), i, v.c);
+	emit_line(em, "if (utap_arg_where(c, %d, &utap_slot, &utap_stack, &utap_user) == 0 && "
+		  "utap_slot)", i + 1);
+	emit_line(em, "\t*utap_slot = (unsigned long)utap_sp%d;", i);
+	em->indent--;
+	emit_line(em, "}");
+	return true;
+}
+
+/*
  * As stap -L lists the aliases on a kernel without debuginfo (its tapset
  * then falls back to the same tracepoints); the $NAME parameters are
  * accepted but not listed, as stap lists them only from DWARF.
@@ -504,5 +546,6 @@ const struct provider provider_syscall = {
 	.emit = syscall_emit,
 	.target_var = syscall_target_var,
 	.emit_target_var = syscall_emit_target_var,
+	.store_target_var = syscall_store_target_var,
 	.list_vars = syscall_list_vars,
 };
