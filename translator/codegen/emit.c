@@ -352,9 +352,25 @@ static struct val read_slot(struct emitter *em, const char *p, enum type type)
 	return long_val(t);
 }
 
+/* Who stores to a target variable: the one that resolved it (a @cast's), else the probe's family. */
+static const struct provider *store_provider(struct emitter *em, const struct node *lhs)
+{
+	const struct provider *prov;
+
+	if (lhs->kind != N_TARGET && lhs->kind != N_CAST)
+		return NULL;
+	prov = lhs->owner ? lhs->owner : em->probe ? em->probe->prov : NULL;
+	return prov && prov->store_target_var ? prov : NULL;
+}
+
 static bool target_store(struct emitter *em, struct node *lhs)
 {
-	return lhs->kind == N_TARGET && em->probe && em->probe->prov->store_target_var;
+	return store_provider(em, lhs) != NULL;
+}
+
+static void store_target(struct emitter *em, struct node *lhs, const char *op, struct val v)
+{
+	store_provider(em, lhs)->store_target_var(em, em->probe, lhs, op, v);
 }
 
 /*
@@ -365,7 +381,7 @@ static struct val store_combined(struct emitter *em, struct node *n, struct val 
 {
 	struct val res = combine(em, n, emit_expr(em, n->lhs), rhs);
 
-	em->probe->prov->store_target_var(em, em->probe, n->lhs, "=", res);
+	store_target(em, n->lhs, "=", res);
 	return res;
 }
 
@@ -379,7 +395,7 @@ static struct val emit_assign(struct emitter *em, struct node *n)
 		rhs = emit_expr(em, n->rhs);
 		if (!plain && strcmp(n->op, ".="))
 			return store_combined(em, n, rhs);
-		em->probe->prov->store_target_var(em, em->probe, lhs, n->op, rhs);
+		store_target(em, lhs, n->op, rhs);
 		return rhs;
 	}
 	if (!assignable(em, lhs))
@@ -420,7 +436,7 @@ static struct val emit_incdec(struct emitter *em, struct node *n, bool post)
 		cur = long_val(arena_printf("%s", new_long(em)));
 		emit_line(em, "%s = %s;", cur.c, emit_expr(em, lhs).c);
 		res = apply_binary(em, n, n->op[0] == '+' ? "+" : "-", cur, one);
-		em->probe->prov->store_target_var(em, em->probe, lhs, "=", res);
+		store_target(em, lhs, "=", res);
 		return post ? cur : res;
 	}
 	if (!assignable(em, lhs))

@@ -645,8 +645,8 @@ static uint32_t cast_type(const struct btf *b, const struct node *n, bool quiet)
 	return id;
 }
 
-/* The walk from the pointer in utap_a; a first [i] steps over whole objects of the type */
-static int walk_cast(struct walk *w, uint32_t type, const char *res)
+/* The walk from the pointer in utap_a to the place it names; a first [i] steps over whole objects */
+static int walk_cast_place(struct walk *w, uint32_t type, struct place *end)
 {
 	struct node *a = w->n->args;
 	struct place p = { .lvalue = true, .type = type };
@@ -667,7 +667,16 @@ static int walk_cast(struct walk *w, uint32_t type, const char *res)
 		if (rc)
 			return rc;
 	}
-	return finish(w, &p, w->n->op && !strcmp(w->n->op, "&"), res);
+	*end = p;
+	return 0;
+}
+
+static int walk_cast(struct walk *w, uint32_t type, const char *res)
+{
+	struct place p;
+	int rc = walk_cast_place(w, type, &p);
+
+	return rc ? rc : finish(w, &p, w->n->op && !strcmp(w->n->op, "&"), res);
 }
 
 /* The walk of n's ->member and [index] chain from P (utap_a / utap_v set), into res. */
@@ -735,11 +744,36 @@ static struct val kernel_cast_emit(struct emitter *em, struct derived_probe *d, 
 	return walked_value(em, &w, res);
 }
 
+/* A guru write to a member or element of a kernel @cast: a number or pointer in memory. */
+static bool kernel_cast_store(struct emitter *em, struct derived_probe *d, struct node *n,
+			      const char *op, struct val v)
+{
+	const struct btf *b = btf_get(em->s);
+	struct walk w = { .b = b, .n = n, .em = em, .text = cparams_var_text(n) };
+	struct val ptr;
+	struct place p;
+	int rc;
+
+	(void)d;
+	if (strcmp(op, "=") || v.type != TY_LONG || n->pretty || n->op) {
+		error_at(n->loc, "'%s' takes a number, assigned with '='", w.text);
+		return false;
+	}
+	ptr = emit_value(em, n->lhs);
+	open_walk(em, &w, "0", arena_printf("(unsigned long)(%s)", ptr.c));
+	rc = walk_cast_place(&w, cast_type(b, n, true), &p);
+	if (!rc)
+		rc = store(&w, &p, v.c);
+	close_walk(em);
+	return rc == 0;
+}
+
 const struct provider provider_kernel_cast = {
 	.name = "@cast",
 	.pretty = true,
 	.target_var = kernel_cast_check,
 	.emit_target_var = kernel_cast_emit,
+	.store_target_var = kernel_cast_store,
 };
 
 /* ---- @var("name"): a kernel variable, typed by its extern declaration ---- */

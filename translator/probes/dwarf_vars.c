@@ -1645,11 +1645,19 @@ static struct val user_cast_emit(struct emitter *em, struct derived_probe *d, st
 	return uvar_emit(em, n);
 }
 
+static bool user_cast_store(struct emitter *em, struct derived_probe *d, struct node *n,
+			    const char *op, struct val v)
+{
+	(void)d;
+	return uvar_store(em, n, op, v);
+}
+
 const struct provider provider_user_cast = {
 	.name = "@cast",
 	.pretty = true,
 	.target_var = user_cast_check,
 	.emit_target_var = user_cast_emit,
+	.store_target_var = user_cast_store,
 };
 
 /* One variable of $$parms/$$vars: NAME=, then its value (stap's hex), or pretty-printed. */
