@@ -744,6 +744,33 @@ static struct val kernel_cast_emit(struct emitter *em, struct derived_probe *d, 
 	return walked_value(em, &w, res);
 }
 
+bool btfvars_ends_on_bitfield(struct session *s, uint32_t type, const struct node *n)
+{
+	struct walk w = { .b = btf_get(s), .n = n, .quiet = true, .text = "" };
+	struct place p = { .type = type };
+
+	for (struct node *a = n->args; a; a = a->next) {
+		int rc = a->op && !strcmp(a->op, "->") ? step_member(&w, &p, a->str) :
+			 step_index(&w, &p, a);
+
+		if (rc)
+			return false;
+	}
+	return p.bit_size != 0;
+}
+
+struct val btfvars_emit_chain(struct emitter *em, const struct node *n, uint32_t type,
+			      const char *value)
+{
+	struct walk w = { .b = btf_get(em->s), .n = n, .em = em, .text = cparams_var_text(n) };
+	const char *res = emit_new_long(em);
+
+	open_walk(em, &w, arena_printf("(unsigned long)(%s)", value), "0");
+	walk_var_chain(&w, (struct place){ .type = type }, res);
+	close_walk(em);
+	return walked_value(em, &w, res);
+}
+
 /* A guru write to a member or element of a kernel @cast: a number or pointer in memory. */
 static bool kernel_cast_store(struct emitter *em, struct derived_probe *d, struct node *n,
 			      const char *op, struct val v)

@@ -52,4 +52,14 @@ struct val btfvars_pretty_list(struct emitter *em, const struct node *n, int cou
 			       const char *const *names, const uint32_t *types,
 			       const char *const *lvs);
 
+/*
+ * A value the module holds (VALUE, of BTF type TYPE) and n's ->member and
+ * [index] chain from it: whether the chain ends on a bit-field (which C
+ * cannot take the address of, so the header-typed walk cannot read it), and
+ * the walk on the BTF's offsets instead.
+ */
+bool btfvars_ends_on_bitfield(struct session *s, uint32_t type, const struct node *n);
+struct val btfvars_emit_chain(struct emitter *em, const struct node *n, uint32_t type,
+			      const char *value);
+
 #endif /* UTAP_PROBES_BTFVARS_H */

@@ -325,6 +325,14 @@ static struct val tracepoint_emit_target_var(struct emitter *em, struct derived_
 					   arg_lvalue(d, n->name + 1));
 	if (n->type == TY_STRING)
 		return cparams_emit_parms(em, e->params, e->nparams, parm_lvalue, d);
+	if (n->args && !n->op) {
+		/* $p->in_iowait: a bit-field, read at the BTF's bit offset */
+		uint32_t type = arg_btf_type(em->s, d, cparams_find(e->params, e->nparams,
+								    n->name + 1), n, true);
+
+		if (type && btfvars_ends_on_bitfield(em->s, type, n))
+			return btfvars_emit_chain(em, n, type, arg_lvalue(d, n->name + 1));
+	}
 	return cparams_emit_target(em, n, arg_lvalue(d, n->name + 1));
 }
 
