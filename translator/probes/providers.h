@@ -9,5 +9,7 @@ extern const struct probe_family probe_families[];
 extern const struct provider provider_kernel_cast;
 extern const struct provider provider_kernel_var;
 extern const struct provider provider_perf_counter;
+/* kernel.function and module("m").function, whose @cast defaults to the probe's module */
+extern const struct provider provider_kernel_function;
 
 #endif /* UTAP_PROVIDERS_H */
