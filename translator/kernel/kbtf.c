@@ -214,7 +214,10 @@ static uint32_t skip_mods(const struct btf *b, uint32_t id)
 	return 0;
 }
 
-void btf_resolve(const struct btf *b, uint32_t type, struct btf_info *out)
+/* Arrays of arrays nest at most this deep; a damaged file's may loop. */
+#define BTF_MAX_DEPTH 32
+
+static void resolve_at(const struct btf *b, uint32_t type, struct btf_info *out, int depth)
 {
 	uint32_t id = skip_mods(b, type);
 	const unsigned char *x;
@@ -222,7 +225,7 @@ void btf_resolve(const struct btf *b, uint32_t type, struct btf_info *out)
 	struct btf_info elem;
 
 	memset(out, 0, sizeof(*out));
-	if (!rec(b, id, &r, &x))
+	if (depth > BTF_MAX_DEPTH || !rec(b, id, &r, &x))
 		return;
 	switch (kind_of(r.info)) {
 	case K_INT:
@@ -250,7 +253,7 @@ void btf_resolve(const struct btf *b, uint32_t type, struct btf_info *out)
 		out->cls = BTF_C_ARRAY;
 		out->target = rd32(x);
 		out->nelems = rd32(x + 8);
-		btf_resolve(b, out->target, &elem);
+		resolve_at(b, out->target, &elem, depth + 1);
 		out->size = elem.size * out->nelems;
 		break;
 	case K_STRUCT:
@@ -267,14 +270,20 @@ void btf_resolve(const struct btf *b, uint32_t type, struct btf_info *out)
 	}
 }
 
-bool btf_member(const struct btf *b, uint32_t type, const char *name, uint32_t *mtype,
-		uint32_t *bit_offset, uint32_t *bit_size)
+void btf_resolve(const struct btf *b, uint32_t type, struct btf_info *out)
+{
+	resolve_at(b, type, out, 0);
+}
+
+static bool member_at(const struct btf *b, uint32_t type, const char *name, uint32_t *mtype,
+		      uint32_t *bit_offset, uint32_t *bit_size, int depth)
 {
 	uint32_t id = skip_mods(b, type);
 	const unsigned char *x;
 	struct btf_rec r;
 
-	if (!rec(b, id, &r, &x) || (kind_of(r.info) != K_STRUCT && kind_of(r.info) != K_UNION))
+	if (depth > BTF_MAX_DEPTH || !rec(b, id, &r, &x) ||
+	    (kind_of(r.info) != K_STRUCT && kind_of(r.info) != K_UNION))
 		return false;
 	for (unsigned i = 0; i < vlen_of(r.info); i++, x += 12) {
 		uint32_t off = rd32(x + 8), bits = 0;
@@ -291,12 +300,19 @@ bool btf_member(const struct btf *b, uint32_t type, const char *name, uint32_t *
 			return true;
 		}
 		/* members of an anonymous struct or union are the outer one's */
-		if (!*mname && btf_member(b, rd32(x + 4), name, mtype, bit_offset, bit_size)) {
+		if (!*mname && member_at(b, rd32(x + 4), name, mtype, bit_offset, bit_size,
+					 depth + 1)) {
 			*bit_offset += off;
 			return true;
 		}
 	}
 	return false;
+}
+
+bool btf_member(const struct btf *b, uint32_t type, const char *name, uint32_t *mtype,
+		uint32_t *bit_offset, uint32_t *bit_size)
+{
+	return member_at(b, type, name, mtype, bit_offset, bit_size, 0);
 }
 
 bool btf_member_at(const struct btf *b, uint32_t type, unsigned i, const char **name,
