@@ -12,3 +12,10 @@ test_kprobes_SRCS := testsuite/unit/test_kprobes.c translator/kernel/ksyms.c tra
 	translator/probes/tphdr.c translator/base/arena.c translator/base/strbuf.c translator/base/diag.c \
 	translator/base/util.c $(BASE_LIB_SRCS) translator/kernel/kbtf.c
 test_kprobes_LIBS := -lelf
+
+# The BTF reader, a kernel's and a module's split on it, on arbitrary bytes.
+FUZZERS += fuzz_btf
+fuzz_btf_SRCS := testsuite/fuzz/fuzz_btf.c translator/kernel/kbtf.c translator/kernel/ksyms.c \
+	translator/base/arena.c translator/base/strbuf.c translator/base/diag.c translator/base/util.c \
+	$(BASE_LIB_SRCS)
+fuzz_btf_LIBS := -lelf

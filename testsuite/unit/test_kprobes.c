@@ -245,6 +245,20 @@ static void u32s(struct blob *b, int n, ...)
 	va_end(ap);
 }
 
+/* BTF of a header, b's types and b's strings, split on BASE if not NULL. */
+static struct btf *blob_btf(const struct blob *b, const struct btf *base)
+{
+	unsigned char raw[2048];
+	uint32_t hdr[6] = { 0x0001eb9f, 24, 0, (uint32_t)b->ntypes, (uint32_t)b->ntypes,
+			    (uint32_t)b->nstrs };
+	const char *why = NULL;
+
+	memcpy(raw, hdr, sizeof(hdr));
+	memcpy(raw + 24, b->types, b->ntypes);
+	memcpy(raw + 24 + b->ntypes, b->strs, b->nstrs);
+	return btf_parse_split(raw, 24 + b->ntypes + b->nstrs, base, &why);
+}
+
 #define INFO(kind, vlen, kflag) (((uint32_t)(kflag) << 31) | ((uint32_t)(kind) << 24) | (vlen))
 
 /*
@@ -253,12 +267,11 @@ static void u32s(struct blob *b, int n, ...)
  * 4 pointer to outer, 5 long, 6 unsigned int, 7 int*, 8 union { int *p; },
  * 9 proto long (struct outer *o, int n), 10 func "f".
  */
+static size_t demo_nstrs;	/* the string section's length, where a split one's starts */
+
 static struct btf *demo_btf(void)
 {
 	static struct blob b;
-	unsigned char raw[2048];
-	uint32_t hdr[6] = { 0x0001eb9f, 24, 0, 0, 0, 0 };
-	const char *why = NULL;
 
 	memset(&b, 0, sizeof(b));
 	str(&b, "");
@@ -273,13 +286,34 @@ static struct btf *demo_btf(void)
 	u32s(&b, 6, 0u, INFO(5, 1, 0), 8u, str(&b, "p"), 7u, 0u);
 	u32s(&b, 7, 0u, INFO(13, 2, 0), 5u, str(&b, "o"), 4u, str(&b, "n"), 1u);
 	u32s(&b, 3, str(&b, "f"), INFO(12, 0, 1), 9u);
-	hdr[3] = (uint32_t)b.ntypes;
-	hdr[4] = (uint32_t)b.ntypes;
-	hdr[5] = (uint32_t)b.nstrs;
-	memcpy(raw, hdr, sizeof(hdr));
-	memcpy(raw + 24, b.types, b.ntypes);
-	memcpy(raw + 24 + b.ntypes, b.strs, b.nstrs);
-	return btf_parse(raw, 24 + b.ntypes + b.nstrs, &why);
+	demo_nstrs = b.nstrs;
+	return blob_btf(&b, NULL);
+}
+
+/* A split blob's string: offsets continue after the base's strings. */
+static uint32_t sstr(struct blob *b, const char *s)
+{
+	return (uint32_t)demo_nstrs + str(b, s);
+}
+
+/*
+ * A module's split BTF on demo_btf(): 11 struct mod { struct outer *o;
+ * long n; }, 12 pointer to 11, 13 proto int (struct mod *m, unsigned
+ * int k), 14 func "mod_f", 15 struct inner { long y; } (the module's own,
+ * which its types and names find before the base's).
+ */
+static struct btf *demo_split_btf(const struct btf *base)
+{
+	static struct blob b;
+
+	memset(&b, 0, sizeof(b));
+	u32s(&b, 9, sstr(&b, "mod"), INFO(4, 2, 0), 16u, sstr(&b, "o"), 4u, 0u,
+	     sstr(&b, "n"), 5u, 64u);
+	u32s(&b, 3, 0u, INFO(2, 0, 0), 11u);
+	u32s(&b, 7, 0u, INFO(13, 2, 0), 1u, sstr(&b, "m"), 12u, sstr(&b, "k"), 6u);
+	u32s(&b, 3, sstr(&b, "mod_f"), INFO(12, 0, 1), 13u);
+	u32s(&b, 6, sstr(&b, "inner"), INFO(4, 1, 0), 8u, sstr(&b, "y"), 5u, 0u);
+	return blob_btf(&b, base);
 }
 
 TEST(btf_functions_and_members)
@@ -311,6 +345,42 @@ TEST(btf_functions_and_members)
 	CHECK(i.cls == BTF_C_INT && !i.is_signed);
 }
 
+TEST(btf_split)
+{
+	struct btf *base = demo_btf(), *m = base ? demo_split_btf(base) : NULL;
+	uint32_t proto, type, mtype, off, bits;
+	struct btf_info i;
+
+	CHECK(m != NULL);
+	if (!m)
+		return;
+	/* the module's functions only, typed by ids of both */
+	proto = btf_func_proto(m, "mod_f");
+	CHECK_INT(proto, 13);
+	CHECK_INT(btf_func_proto(m, "f"), 0);
+	CHECK_STR(btf_proto_param(m, proto, 0, &type), "m");
+	CHECK_STR(btf_type_name(m, type), "struct mod*");
+	CHECK_STR(btf_proto_param(m, proto, 1, &type), "k");
+	CHECK_STR(btf_type_name(m, type), "unsigned int");
+	CHECK_STR(btf_type_name(m, btf_proto_return(m, proto)), "int");
+	/* a module struct's member of a base type, and a walk into the base */
+	CHECK(btf_member(m, 11, "n", &mtype, &off, &bits) && mtype == 5 && off == 64);
+	CHECK(btf_member(m, 11, "o", &mtype, &off, &bits) && mtype == 4);
+	btf_resolve(m, mtype, &i);
+	CHECK(i.cls == BTF_C_PTR && i.target == 3);
+	CHECK(btf_member(m, i.target, "flags", &mtype, &off, &bits) && off == 96 && bits == 3);
+	/* names: the module's own first, then the base's */
+	CHECK_INT(btf_find_type(m, "struct mod"), 11);
+	CHECK_INT(btf_find_type(m, "struct inner"), 15);
+	CHECK_INT(btf_find_type(m, "struct outer"), 3);
+	CHECK_INT(btf_find_type(base, "struct mod"), 0);
+	CHECK_INT(btf_find_pointer(m, 11), 12);
+	CHECK_INT(btf_find_pointer(m, 3), 4);
+	/* ids past the split's last are nothing */
+	btf_resolve(m, 16, &i);
+	CHECK(i.cls == BTF_C_VOID);
+}
+
 TEST(btf_damaged)
 {
 	const char *why = NULL;
@@ -334,6 +404,7 @@ int main(void)
 	RUN(trace_header_config_off);
 	RUN(trace_header_private);
 	RUN(btf_functions_and_members);
+	RUN(btf_split);
 	RUN(btf_damaged);
 	return unit_done();
 }

@@ -3,12 +3,23 @@
  * of variable-length records numbered from 1, and a string section. Every
  * offset and count is checked against the sections, so a damaged file is
  * rejected, never read out of bounds.
+ *
+ * A kernel module's .BTF is split BTF on top of vmlinux's (its base): its
+ * type ids continue after the base's last, its string offsets after the
+ * base's string section, and a record may name a type or string of either.
+ * A split struct btf answers for both: ids and offsets below its own start
+ * go to the base.
  */
 #include "kernel/kbtf.h"
 #include "kernel/ksyms.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum {
 	K_INT = 1, K_PTR, K_ARRAY, K_STRUCT, K_UNION, K_ENUM, K_FWD, K_TYPEDEF, K_VOLATILE,
@@ -28,12 +39,14 @@ struct btf_fn {
 };
 
 struct btf {
+	const struct btf *base;	/* split BTF: the ids below start_id, strings below start_str */
+	uint32_t start_id, start_str;
 	unsigned char *data;
 	const unsigned char *types;
 	size_t types_len;
 	const char *strs;
 	size_t strs_len;
-	uint32_t *offsets;	/* record offset of type id i, i >= 1 */
+	uint32_t *offsets;	/* record offset of own type id start_id + i */
 	uint32_t n;		/* highest type id */
 	struct btf_fn *funcs;	/* sorted by name */
 	size_t nfuncs;
@@ -76,6 +89,9 @@ static size_t extra_size(uint32_t info)
 
 static const char *str_at(const struct btf *b, uint32_t off)
 {
+	if (off < b->start_str)
+		return str_at(b->base, off);
+	off -= b->start_str;
 	return off < b->strs_len ? b->strs + off : "";
 }
 
@@ -85,7 +101,9 @@ static bool rec(const struct btf *b, uint32_t id, struct btf_rec *r, const unsig
 
 	if (id == 0 || id > b->n)
 		return false;
-	p = b->types + b->offsets[id];
+	if (id < b->start_id)
+		return rec(b->base, id, r, extra);
+	p = b->types + b->offsets[id - b->start_id];
 	r->name_off = rd32(p);
 	r->info = rd32(p + 4);
 	r->size_or_type = rd32(p + 8);
@@ -103,6 +121,7 @@ static bool index_types(struct btf *b, const char **why)
 {
 	size_t off = 0, cap = 1024, fcap = 1024;
 
+	b->n = b->start_id - 1;
 	b->offsets = arena_alloc(sizeof(uint32_t) * cap);
 	b->funcs = arena_alloc(sizeof(*b->funcs) * fcap);
 	while (off + 12 <= b->types_len) {
@@ -113,13 +132,13 @@ static bool index_types(struct btf *b, const char **why)
 			*why = "a damaged type record";
 			return false;
 		}
-		if (b->n + 2 > cap) {
+		if (b->n + 1 - b->start_id + 1 > cap) {
 			uint32_t *bigger = arena_alloc(sizeof(uint32_t) * (cap *= 2));
 
-			memcpy(bigger, b->offsets, sizeof(uint32_t) * (b->n + 1));
+			memcpy(bigger, b->offsets, sizeof(uint32_t) * (b->n + 1 - b->start_id));
 			b->offsets = bigger;
 		}
-		b->offsets[++b->n] = (uint32_t)off;
+		b->offsets[++b->n - b->start_id] = (uint32_t)off;
 		if (kind_of(info) == K_FUNC) {
 			if (b->nfuncs == fcap) {
 				struct btf_fn *bigger = arena_alloc(sizeof(*bigger) * (fcap *= 2));
@@ -136,7 +155,8 @@ static bool index_types(struct btf *b, const char **why)
 	return true;
 }
 
-struct btf *btf_parse(const void *data, size_t len, const char **why)
+struct btf *btf_parse_split(const void *data, size_t len, const struct btf *base,
+			    const char **why)
 {
 	struct btf *b = arena_alloc(sizeof(*b));
 	const unsigned char *d;
@@ -165,7 +185,15 @@ struct btf *btf_parse(const void *data, size_t len, const char **why)
 	b->types_len = type_len;
 	b->strs = (const char *)d + hdr_len + str_off;
 	b->strs_len = str_len;
+	b->base = base;
+	b->start_id = base ? base->n + 1 : 1;
+	b->start_str = base ? base->start_str + (uint32_t)base->strs_len : 0;
 	return index_types(b, why) ? b : NULL;
+}
+
+struct btf *btf_parse(const void *data, size_t len, const char **why)
+{
+	return btf_parse_split(data, len, NULL, why);
 }
 
 /* ---- types ---- */
@@ -186,7 +214,10 @@ static uint32_t skip_mods(const struct btf *b, uint32_t id)
 	return 0;
 }
 
-void btf_resolve(const struct btf *b, uint32_t type, struct btf_info *out)
+/* Arrays of arrays nest at most this deep; a damaged file's may loop. */
+#define BTF_MAX_DEPTH 32
+
+static void resolve_at(const struct btf *b, uint32_t type, struct btf_info *out, int depth)
 {
 	uint32_t id = skip_mods(b, type);
 	const unsigned char *x;
@@ -194,7 +225,7 @@ void btf_resolve(const struct btf *b, uint32_t type, struct btf_info *out)
 	struct btf_info elem;
 
 	memset(out, 0, sizeof(*out));
-	if (!rec(b, id, &r, &x))
+	if (depth > BTF_MAX_DEPTH || !rec(b, id, &r, &x))
 		return;
 	switch (kind_of(r.info)) {
 	case K_INT:
@@ -222,7 +253,7 @@ void btf_resolve(const struct btf *b, uint32_t type, struct btf_info *out)
 		out->cls = BTF_C_ARRAY;
 		out->target = rd32(x);
 		out->nelems = rd32(x + 8);
-		btf_resolve(b, out->target, &elem);
+		resolve_at(b, out->target, &elem, depth + 1);
 		out->size = elem.size * out->nelems;
 		break;
 	case K_STRUCT:
@@ -239,14 +270,20 @@ void btf_resolve(const struct btf *b, uint32_t type, struct btf_info *out)
 	}
 }
 
-bool btf_member(const struct btf *b, uint32_t type, const char *name, uint32_t *mtype,
-		uint32_t *bit_offset, uint32_t *bit_size)
+void btf_resolve(const struct btf *b, uint32_t type, struct btf_info *out)
+{
+	resolve_at(b, type, out, 0);
+}
+
+static bool member_at(const struct btf *b, uint32_t type, const char *name, uint32_t *mtype,
+		      uint32_t *bit_offset, uint32_t *bit_size, int depth)
 {
 	uint32_t id = skip_mods(b, type);
 	const unsigned char *x;
 	struct btf_rec r;
 
-	if (!rec(b, id, &r, &x) || (kind_of(r.info) != K_STRUCT && kind_of(r.info) != K_UNION))
+	if (depth > BTF_MAX_DEPTH || !rec(b, id, &r, &x) ||
+	    (kind_of(r.info) != K_STRUCT && kind_of(r.info) != K_UNION))
 		return false;
 	for (unsigned i = 0; i < vlen_of(r.info); i++, x += 12) {
 		uint32_t off = rd32(x + 8), bits = 0;
@@ -263,12 +300,19 @@ bool btf_member(const struct btf *b, uint32_t type, const char *name, uint32_t *
 			return true;
 		}
 		/* members of an anonymous struct or union are the outer one's */
-		if (!*mname && btf_member(b, rd32(x + 4), name, mtype, bit_offset, bit_size)) {
+		if (!*mname && member_at(b, rd32(x + 4), name, mtype, bit_offset, bit_size,
+					 depth + 1)) {
 			*bit_offset += off;
 			return true;
 		}
 	}
 	return false;
+}
+
+bool btf_member(const struct btf *b, uint32_t type, const char *name, uint32_t *mtype,
+		uint32_t *bit_offset, uint32_t *bit_size)
+{
+	return member_at(b, type, name, mtype, bit_offset, bit_size, 0);
 }
 
 bool btf_member_at(const struct btf *b, uint32_t type, unsigned i, const char **name,
@@ -296,14 +340,15 @@ uint32_t btf_func_proto(const struct btf *b, const char *name)
 {
 	struct btf_fn key = { name, 0 }, *f;
 	struct btf_rec r;
+	uint32_t proto;
 
 	if (!b)
 		return 0;
 	f = bsearch(&key, b->funcs, b->nfuncs, sizeof(*f), by_fn_name);
-	if (!f || !rec(b, f->id, &r, NULL) || !rec(b, r.size_or_type, &r, NULL) ||
-	    kind_of(r.info) != K_FUNC_PROTO)
+	if (!f || !rec(b, f->id, &r, NULL))
 		return 0;
-	return f->id ? rd32(b->types + b->offsets[f->id] + 8) : 0;
+	proto = r.size_or_type;
+	return rec(b, proto, &r, NULL) && kind_of(r.info) == K_FUNC_PROTO ? proto : 0;
 }
 
 /* Whether record kind k is a type @cast may name: "struct x" and "union x" only as such */
@@ -319,19 +364,19 @@ static bool kind_named(unsigned k, const char *tag)
 
 uint32_t btf_find_type(const struct btf *b, const char *name)
 {
-	const char *tag = "";
+	const char *tag = "", *full = name;
 	struct btf_rec r;
 
 	if (!strncmp(name, "struct ", 7) || !strncmp(name, "union ", 6)) {
 		tag = name[0] == 's' ? "struct" : "union";
 		name += strlen(tag) + 1;
 	}
-	/* a linear scan: a script names a few types, once each */
-	for (uint32_t id = 1; b && id <= b->n; id++)
+	/* a linear scan: a script names a few types, once each; a module's own first */
+	for (uint32_t id = b ? b->start_id : 1; b && id <= b->n; id++)
 		if (rec(b, id, &r, NULL) && kind_named(kind_of(r.info), tag) &&
 		    !strcmp(str_at(b, r.name_off), name))
 			return id;
-	return 0;
+	return b && b->base ? btf_find_type(b->base, full) : 0;
 }
 
 uint32_t btf_find_pointer(const struct btf *b, uint32_t target)
@@ -456,4 +501,101 @@ const struct btf *btf_get(struct session *s)
 	if (!cached)
 		warnf("ignoring the BTF of kernel %s in '%s': %s", s->krel, path, why);
 	return cached;
+}
+
+/* ---- a module's, on top of the kernel's ---- */
+
+/* The .BTF section of the ELF file at path, in the arena; NULL and *why if none. */
+static void *read_btf_section(const char *path, size_t *len, const char **why)
+{
+	int fd = open(path, O_RDONLY);
+	Elf *elf;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	void *copy = NULL;
+
+	if (fd < 0) {
+		*why = arena_printf("cannot read '%s': %s", path, strerror(errno));
+		return NULL;
+	}
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	*why = arena_printf("'%s' has no .BTF section (a kernel built without "
+			    "CONFIG_DEBUG_INFO_BTF_MODULES?)", path);
+	while (elf && elf_getshdrstrndx(elf, &shstrndx) == 0 && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
+		    strcmp(name, ".BTF"))
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (data && data->d_buf && data->d_size) {
+			copy = arena_alloc(data->d_size);
+			memcpy(copy, data->d_buf, data->d_size);
+			*len = data->d_size;
+		}
+		break;
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return copy;
+}
+
+struct btf_module {
+	const char *name;
+	const struct btf *btf;
+	const char *why;
+	struct btf_module *next;
+};
+
+static const struct btf *load_module_btf(struct session *s, const char *module, const char **why)
+{
+	const struct btf *base = btf_get(s);
+	struct kmodule *mods;
+	int n = kmodules_matching(s, module, &mods);
+	const char *reason;
+	struct btf *b;
+	size_t len = 0;
+	void *data;
+
+	if (!base) {
+		*why = arena_printf("kernel %s has no BTF for the module's to build on", s->krel);
+		return NULL;
+	}
+	if (n != 1 || strcmp(mods[0].name, module)) {
+		*why = kmodule_missing(s, module);
+		return NULL;
+	}
+	data = read_btf_section(mods[0].path, &len, why);
+	if (!data)
+		return NULL;
+	b = btf_parse_split(data, len, base, &reason);
+	if (!b)
+		*why = arena_printf("the BTF of '%s' is damaged: %s", mods[0].path, reason);
+	return b;
+}
+
+const struct btf *btf_get_module(struct session *s, const char *module, const char **why)
+{
+	static struct btf_module *cache;
+	struct btf_module *m;
+
+	if (!module)
+		return btf_get(s);
+	for (m = cache; m; m = m->next)
+		if (!strcmp(m->name, module))
+			break;
+	if (!m) {
+		m = arena_alloc(sizeof(*m));
+		m->name = arena_strdup(module);
+		m->btf = load_module_btf(s, module, &m->why);
+		m->next = cache;
+		cache = m;
+	}
+	if (why)
+		*why = m->why;
+	return m->btf;
 }

@@ -18,11 +18,27 @@ struct btf;
 struct btf *btf_parse(const void *data, size_t len, const char **why);
 
 /*
+ * Parses split BTF (a kernel module's .BTF) on top of BASE: the result
+ * resolves the type ids and strings of both, and btf_func_proto() finds
+ * only the split part's functions.
+ */
+struct btf *btf_parse_split(const void *data, size_t len, const struct btf *base,
+			    const char **why);
+
+/*
  * The session's target kernel's BTF: the running kernel's, or the one read
  * in the guest together with its symbol list (ksyms.c). NULL if it has none;
  * never an error by itself.
  */
 const struct btf *btf_get(struct session *s);
+
+/*
+ * The BTF of kernel module MODULE (as the kernel names it: "nfs",
+ * "scsi_mod") on the target kernel's, read once per session from the .BTF
+ * section of its .ko under /lib/modules; the kernel's own for NULL. NULL
+ * and *why (naming the module and what to install) if there is none.
+ */
+const struct btf *btf_get_module(struct session *s, const char *module, const char **why);
 
 enum btf_class {
 	BTF_C_VOID,

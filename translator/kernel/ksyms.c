@@ -486,6 +486,13 @@ int kmodules_matching(struct session *s, const char *glob, struct kmodule **out)
 	return n;
 }
 
+const char *kmodule_missing(struct session *s, const char *name)
+{
+	return arena_printf("no kernel module '%s' in /lib/modules/%s (install the package that "
+			    "ships it: linux-image-%s has the kernel's own modules)", name, s->krel,
+			    s->krel);
+}
+
 /* Code that stays after loading: executable, and not .init.text (freed) or .exit.text. */
 static bool resident_code_section(Elf *elf, size_t shstrndx, size_t index)
 {

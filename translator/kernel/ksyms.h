@@ -58,6 +58,8 @@ struct kmodule {
 	const char *path;
 };
 int kmodules_matching(struct session *s, const char *glob, struct kmodule **out);
+/* "no kernel module 'NAME' in /lib/modules/KREL", and what to install, for messages. */
+const char *kmodule_missing(struct session *s, const char *name);
 const struct ksyms *kmodule_functions(struct session *s, const struct kmodule *m);
 
 #endif /* UTAP_KSYMS_H */

@@ -17,6 +17,7 @@
 #include "kernel/ksyms.h"
 #include "probes/tphdr.h"
 #include "probes/btf_pretty.h"
+#include "probes/kprobe.h"
 
 #include <stdarg.h>
 #include <string.h>
@@ -41,6 +42,7 @@ struct walk {
 	bool end_is_object;	/* with '&': the value points to an object of type end */
 	bool raw;		/* pretty-printing: res is the end's address, or its value */
 	bool end_lvalue;	/* with raw: res is an address */
+	const char *module;	/* the kernel module whose BTF b is, for autocast; NULL: vmlinux */
 };
 
 static const char *const arg_regs[] = { "di", "si", "dx", "cx", "r8", "r9" };
@@ -379,14 +381,14 @@ static void note_pointee(const struct walk *w, struct node *n)
 	if (t.cls != BTF_C_STRUCT)
 		return;
 	n->ctype = btf_type_name(w->b, pointee);
-	n->cmodule = "kernel";
+	n->cmodule = w->module ? w->module : "kernel";
 }
 
-int btfvars_check(struct session *s, const struct derived_probe *d, const char *func,
-		  bool is_return, struct node *n, bool quiet)
+int btfvars_check(struct session *s, const struct derived_probe *d, const char *module,
+		  const char *func, bool is_return, struct node *n, bool quiet)
 {
 	struct node *orig = n;
-	const struct btf *b = btf_get(s);
+	const struct btf *b = btf_get_module(s, module, NULL);
 	uint32_t proto = b && func ? btf_func_proto(b, func) : 0;
 	struct walk w = { .b = b, .n = n, .quiet = quiet, .text = cparams_var_text(n) };
 	int rc;
@@ -412,6 +414,7 @@ int btfvars_check(struct session *s, const struct derived_probe *d, const char *
 	w.raw = n->pretty > 0;
 	if (!w.raw && cparams_check_target(n, quiet))
 		return -1;
+	w.module = module;
 	rc = walk_var(&w, proto, is_return, "res");
 	if (rc == -2) {
 		if (!quiet)
@@ -540,9 +543,10 @@ static void walk_open(struct walk *w)
 	emit_line(w->em, "(void)utap_a;");
 }
 
-struct val btfvars_emit(struct emitter *em, const char *func, bool is_return, const struct node *n)
+struct val btfvars_emit(struct emitter *em, const char *module, const char *func, bool is_return,
+			const struct node *n)
 {
-	const struct btf *b = btf_get(em->s);
+	const struct btf *b = btf_get_module(em->s, module, NULL);
 	uint32_t proto = btf_func_proto(b, func);
 	const char *res;
 	struct walk w = { .b = b, .n = n, .em = em, .text = cparams_var_text(n) };
@@ -564,10 +568,10 @@ struct val btfvars_emit(struct emitter *em, const char *func, bool is_return, co
 	return walked_value(em, &w, res);
 }
 
-bool btfvars_store(struct emitter *em, const char *func, bool is_return, const struct node *n,
-		   const char *op, struct val v)
+bool btfvars_store(struct emitter *em, const char *module, const char *func, bool is_return,
+		   const struct node *n, const char *op, struct val v)
 {
-	const struct btf *b = btf_get(em->s);
+	const struct btf *b = btf_get_module(em->s, module, NULL);
 	struct walk w = { .b = b, .n = n, .em = em, .text = cparams_var_text(n) };
 	struct place p;
 	int rc;
@@ -591,16 +595,17 @@ bool btfvars_store(struct emitter *em, const char *func, bool is_return, const s
 	return rc == 0;
 }
 
-bool btf_func_known(struct session *s, const char *func)
+bool btf_func_known(struct session *s, const char *module, const char *func)
 {
-	const struct btf *b = btf_get(s);
+	const struct btf *b = btf_get_module(s, module, NULL);
 
 	return b && btf_func_proto(b, func) != 0;
 }
 
-void btfvars_list(struct session *s, const char *func, bool is_return, FILE *out)
+void btfvars_list(struct session *s, const char *module, const char *func, bool is_return,
+		  FILE *out)
 {
-	const struct btf *b = btf_get(s);
+	const struct btf *b = btf_get_module(s, module, NULL);
 	uint32_t proto = b && func ? btf_func_proto(b, func) : 0, type;
 
 	if (!proto)
@@ -621,28 +626,75 @@ void btfvars_list(struct session *s, const char *func, bool is_return, FILE *out
 
 /* ---- @cast(p, "type", "kernel"): p as a pointer to a kernel type ---- */
 
-/* The cast's type, or 0 after reporting why not */
-static uint32_t cast_type(const struct btf *b, const struct node *n, bool quiet)
+/* A kernel @cast's type, and the BTF (the kernel's or a module's) it is in. */
+struct kcast {
+	const struct btf *b;
+	uint32_t type;
+	const char *module;	/* NULL: vmlinux */
+};
+
+/* The module list a @cast without one reads: a module probe's module, else the kernel. */
+static const char *default_cast_modules(const struct derived_probe *d)
+{
+	const struct kprobe_site *k;
+
+	if (!d || d->prov != &provider_kernel_function)
+		return "kernel";
+	k = d->data;
+	return k->module ? k->module : "kernel";
+}
+
+/* Entry m (of length len) of a module list: NULL for the kernel, else a module name. */
+static const char *cast_module(const char *m, size_t len)
+{
+	char *name;
+
+	if (!strncmp(m, "kernel", 6) && (len == 6 || m[6] == '<'))
+		return NULL;
+	name = arena_strndup(m, len);
+	for (char *p = name; *p; p++)
+		if (*p == '-')
+			*p = '_';
+	return name;
+}
+
+/*
+ * The cast's type from the first BTF of its module list ("kernel:nfs")
+ * that has it; false after reporting why not. A module that is not there
+ * is passed over, and named if no other has the type.
+ */
+static bool cast_type(struct session *s, const struct derived_probe *d, const struct node *n,
+		      bool quiet, struct kcast *kc)
 {
 	const struct node *type = n->lhs ? n->lhs->next : NULL;
-	uint32_t id;
+	const char *list = type && type->next ? type->next->str : default_cast_modules(d);
+	const char *missing = NULL;
 
 	if (!type || type->kind != N_STR || n->nargs > 3) {
 		if (!quiet)
 			error_at(n->loc, "@cast takes a pointer, a type name and a module, the "
 				 "names as literal strings");
-		return 0;
+		return false;
 	}
-	if (!b) {
-		if (!quiet)
-			error_at(n->loc, "@cast to a kernel type needs the kernel's BTF, and the "
-				 "target kernel has none");
-		return 0;
+	for (const char *m = list;; m += strcspn(m, ":") + 1) {
+		const char *why, *module = cast_module(m, strcspn(m, ":"));
+		const struct btf *b = btf_get_module(s, module, &why);
+
+		kc->type = b ? btf_find_type(b, type->str) : 0;
+		if (kc->type) {
+			kc->b = b;
+			kc->module = module;
+			return true;
+		}
+		if (!b && !missing)
+			missing = module ? why : "the target kernel has no BTF";
+		if (!m[strcspn(m, ":")])
+			break;
 	}
-	id = btf_find_type(b, type->str);
-	if (!id && !quiet)
-		error_at(n->loc, "type definition '%s' not found in 'kernel'", type->str);
-	return id;
+	if (!quiet)
+		error_at(n->loc, "type definition '%s' not found in '%s'%s%s", type->str, list,
+			 missing ? ": " : "", missing ? missing : "");
+	return false;
 }
 
 /* The walk from the pointer in utap_a to the place it names; a first [i] steps over whole objects */
@@ -695,17 +747,20 @@ static int walk_var_chain(struct walk *w, struct place p, const char *res)
 static int kernel_cast_check(struct session *s, struct derived_probe *d, struct node *n,
 			     bool quiet)
 {
-	const struct btf *b = btf_get(s);
-	uint32_t type = cast_type(b, n, quiet);
-	struct walk w = { .b = b, .n = n, .quiet = quiet };
+	struct kcast *kc = arena_alloc(sizeof(*kc));
+	struct walk w = { .n = n, .quiet = quiet };
 
-	(void)d;
+	if (!cast_type(s, d, n, quiet, kc))
+		return -1;
+	w.b = kc->b;
+	w.module = kc->module;
 	w.raw = n->pretty > 0;
-	if (!type || (!w.raw && cparams_check_target(n, quiet)))
+	if (!w.raw && cparams_check_target(n, quiet))
 		return -1;
 	w.text = cparams_var_text(n);
-	if (walk_cast(&w, type, "res"))
+	if (walk_cast(&w, kc->type, "res"))
 		return -1;
+	n->pdata = kc;
 	n->owner = &provider_kernel_cast;
 	checked_type(&w, n);
 	return 0;
@@ -731,15 +786,15 @@ static void close_walk(struct emitter *em)
 
 static struct val kernel_cast_emit(struct emitter *em, struct derived_probe *d, struct node *n)
 {
-	const struct btf *b = btf_get(em->s);
-	struct walk w = { .b = b, .n = n, .em = em, .text = cparams_var_text(n) };
+	const struct kcast *kc = n->pdata;
+	struct walk w = { .b = kc->b, .n = n, .em = em, .text = cparams_var_text(n) };
 	struct val ptr = emit_value(em, n->lhs);
 	const char *res = emit_new_long(em);
 
 	(void)d;
 	w.raw = n->pretty > 0;
 	open_walk(em, &w, "0", arena_printf("(unsigned long)(%s)", ptr.c));
-	walk_cast(&w, cast_type(b, n, true), res);
+	walk_cast(&w, kc->type, res);
 	close_walk(em);
 	return walked_value(em, &w, res);
 }
@@ -775,8 +830,8 @@ struct val btfvars_emit_chain(struct emitter *em, const struct node *n, uint32_t
 static bool kernel_cast_store(struct emitter *em, struct derived_probe *d, struct node *n,
 			      const char *op, struct val v)
 {
-	const struct btf *b = btf_get(em->s);
-	struct walk w = { .b = b, .n = n, .em = em, .text = cparams_var_text(n) };
+	const struct kcast *kc = n->pdata;
+	struct walk w = { .b = kc->b, .n = n, .em = em, .text = cparams_var_text(n) };
 	struct val ptr;
 	struct place p;
 	int rc;
@@ -788,7 +843,7 @@ static bool kernel_cast_store(struct emitter *em, struct derived_probe *d, struc
 	}
 	ptr = emit_value(em, n->lhs);
 	open_walk(em, &w, "0", arena_printf("(unsigned long)(%s)", ptr.c));
-	rc = walk_cast_place(&w, cast_type(b, n, true), &p);
+	rc = walk_cast_place(&w, kc->type, &p);
 	if (!rc)
 		rc = store(&w, &p, v.c);
 	close_walk(em);

@@ -13,29 +13,32 @@ struct val;
 
 /*
  * Checks target variable n of a probe on func (entry, or return when
- * is_return) and sets n->type. 0 if it is available; -1 after reporting
+ * is_return) of vmlinux (module NULL) or of kernel module MODULE, through
+ * that module's split BTF, and sets n->type. 0 if it is available; -1 after reporting
  * why not (nothing is reported with quiet). 1 if the kernel has no BTF
  * for func, so the caller decides.
  */
-int btfvars_check(struct session *s, const struct derived_probe *d, const char *func,
-		  bool is_return, struct node *n, bool quiet);
+int btfvars_check(struct session *s, const struct derived_probe *d, const char *module,
+		  const char *func, bool is_return, struct node *n, bool quiet);
 
 /* The value of a variable btfvars_check() accepted; emits statements. */
-struct val btfvars_emit(struct emitter *em, const char *func, bool is_return, const struct node *n);
+struct val btfvars_emit(struct emitter *em, const char *module, const char *func, bool is_return,
+			const struct node *n);
 
 /*
  * A guru write of v (op "=" only) to a variable btfvars_check() accepted:
  * a parameter's register, $return's, or the memory a member or element is
  * in. False after reporting why it cannot be written.
  */
-bool btfvars_store(struct emitter *em, const char *func, bool is_return, const struct node *n,
-		   const char *op, struct val v);
+bool btfvars_store(struct emitter *em, const char *module, const char *func, bool is_return,
+		   const struct node *n, const char *op, struct val v);
 
-/* Whether the target kernel's BTF describes func. */
-bool btf_func_known(struct session *s, const char *func);
+/* Whether the BTF of the target kernel (MODULE NULL) or of its module MODULE describes func. */
+bool btf_func_known(struct session *s, const char *module, const char *func);
 
 /* For -L: " $name:type" of each parameter (entry) and $return:type (return). */
-void btfvars_list(struct session *s, const char *func, bool is_return, FILE *out);
+void btfvars_list(struct session *s, const char *module, const char *func, bool is_return,
+		  FILE *out);
 
 /*
  * Pretty-printing a value the module holds as a C lvalue (a tracepoint's

@@ -6,12 +6,14 @@
  * package on Debian); utap needs only the kernel's symbol list, so a
  * function is named without "@file:line" and .inline matches nothing
  * (inlined code has no symbol). Target variables ($param->member, $return,
- * $$parms) come from the kernel's BTF where it describes the function
- * (btfvars.c); otherwise only $return is known.
+ * $$parms) come from the kernel's BTF where it describes the function,
+ * a module's from the module's own (split) BTF (btfvars.c); otherwise only
+ * $return is known.
  */
 #include "btfvars.h"
 #include "kprobe.h"
 #include "codegen/emit.h"
+#include "kernel/kbtf.h"
 
 #include <string.h>
 
@@ -134,12 +136,20 @@ static bool is_all_vars(const struct node *n)
 		!strcmp(n->name, "$$vars") || !strcmp(n->name, "$$locals"));
 }
 
-/* The function whose BTF describes the probe's variables (vmlinux functions only). */
+/* The function whose BTF describes the probe's variables, in the module's BTF for a module's. */
 static const char *btf_function(const struct derived_probe *d)
 {
 	const struct kprobe_site *k = d->data;
 
-	return k->module ? NULL : k->symbol;
+	return k->symbol;
+}
+
+/* Whose BTF that is: NULL for vmlinux. */
+static const char *btf_module(const struct derived_probe *d)
+{
+	const struct kprobe_site *k = d->data;
+
+	return k->module;
 }
 
 /* Marks a variable resolved through BTF, for the emitter. */
@@ -149,7 +159,8 @@ static int kernel_function_target_var(struct session *s, struct derived_probe *d
 				      struct node *n, bool quiet)
 {
 	struct kprobe_site *k = d->data;
-	int rc = btfvars_check(s, d, btf_function(d), k->is_return, n, quiet);
+	int rc = btfvars_check(s, d, btf_module(d), btf_function(d), k->is_return, n, quiet);
+	const char *why = NULL;
 
 	if (rc <= 0) {
 		n->pdata = (void *)btf_marker;
@@ -166,11 +177,17 @@ static int kernel_function_target_var(struct session *s, struct derived_probe *d
 		n->type = TY_STRING;
 		return 0;
 	}
-	if (!quiet)
-		error_at(n->loc, "target variable '%s' is not available in probe '%s': the kernel's "
+	if (quiet)
+		return -1;
+	if (btf_module(d) && !btf_get_module(s, btf_module(d), &why))
+		error_at(n->loc, "target variable '%s' is not available in probe '%s': %s; read "
+			 "arguments with int_arg(N), pointer_arg(N) ...",
+			 n->name ? n->name : "@cast", d->pp, why);
+	else
+		error_at(n->loc, "target variable '%s' is not available in probe '%s': the %s's "
 			 "BTF does not describe this function, so only $return (in .return "
 			 "probes) is known; read arguments with int_arg(N), pointer_arg(N) ...",
-			 n->name ? n->name : "@cast", d->pp);
+			 n->name ? n->name : "@cast", d->pp, btf_module(d) ? "module" : "kernel");
 	return -1;
 }
 
@@ -181,7 +198,7 @@ static struct val kernel_function_emit_target_var(struct emitter *em, struct der
 	const char *t;
 
 	if (n->pdata == btf_marker)
-		return btfvars_emit(em, btf_function(d), k->is_return, n);
+		return btfvars_emit(em, btf_module(d), btf_function(d), k->is_return, n);
 	if (n->type == TY_LONG)
 		return (struct val){ .type = TY_LONG, .c = "((int64_t)c->regs->ax)" };
 	t = emit_new_str(em);
@@ -199,7 +216,7 @@ static bool kernel_function_store_target_var(struct emitter *em, struct derived_
 	const struct kprobe_site *k = d->data;
 
 	if (lhs->pdata == btf_marker)
-		return btfvars_store(em, btf_function(d), k->is_return, lhs, op, v);
+		return btfvars_store(em, btf_module(d), btf_function(d), k->is_return, lhs, op, v);
 	if (lhs->type != TY_LONG || strcmp(op, "=") || v.type != TY_LONG) {
 		error_at(lhs->loc, "'%s' takes a number, assigned with '='", lhs->name);
 		return false;
@@ -212,8 +229,8 @@ static void kernel_function_list_vars(struct session *s, struct derived_probe *d
 {
 	const struct kprobe_site *k = d->data;
 
-	if (btf_function(d) && btf_func_known(s, btf_function(d)))
-		btfvars_list(s, btf_function(d), k->is_return, out);
+	if (btf_func_known(s, btf_module(d), btf_function(d)))
+		btfvars_list(s, btf_module(d), btf_function(d), k->is_return, out);
 	else if (k->is_return)
 		fputs(" $return:long", out);
 }

@@ -109,7 +109,7 @@ static int resolve_in_modules(struct session *s, struct probe_point *pp,
 	if (nmods == 0) {
 		if (pp->optional)
 			return 0;
-		error_at(pp->loc, "no kernel module '%s' in /lib/modules/%s", rq->module, s->krel);
+		error_at(pp->loc, "%s", kmodule_missing(s, rq->module));
 		return -1;
 	}
 	for (int i = 0; i < nmods; i++) {

@@ -14,7 +14,6 @@ extern const struct provider provider_process_plt;
 extern const struct provider provider_process_lifecycle;
 extern const struct provider provider_insn;
 extern const struct provider provider_kprobe;
-extern const struct provider provider_kernel_function;
 extern const struct provider provider_timer;
 extern const struct provider provider_perf;
 extern const struct provider provider_hwbkpt;

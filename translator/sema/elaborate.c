@@ -9,6 +9,7 @@
 #include "sema/sema.h"
 #include "sema/provider.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <fnmatch.h>
 #include <stdlib.h>
@@ -469,22 +470,43 @@ static void resolve_target_args(struct session *s, struct scope *sc, struct node
 		resolve_node(s, sc, n->lhs);
 }
 
+/* One entry of a @cast module list: "kernel", "kernel<h.h>", or a kernel module's name. */
+static bool is_kernel_module_entry(const char *m, size_t len, bool in_process)
+{
+	if (len >= 6 && !strncmp(m, "kernel", 6) && (len == 6 || m[6] == '<'))
+		return true;
+	/* a bare name is a kernel module's but in a process probe, where it is a binary's */
+	if (!len || in_process)
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (!isalnum((unsigned char)m[i]) && m[i] != '_' && m[i] != '-')
+			return false;
+	return true;
+}
+
 /*
- * @cast(p, "type", "kernel") or "kernel<header.h>" reads a kernel type in
- * any probe or function; with no module too, but in a process probe (whose
- * module is its binary). Else the probe's family resolves it.
+ * @cast(p, "type", "kernel"), "kernel<header.h>", "nfs" or a list of them
+ * ("kernel:nfs") reads a kernel or kernel module type in any probe or
+ * function; with no module too, but in a process probe (whose module is
+ * its binary). Else the probe's family resolves it.
  */
 static bool is_kernel_cast(const struct session *s, const struct scope *sc, const struct node *n)
 {
 	const struct node *module = n->lhs && n->lhs->next ? n->lhs->next->next : NULL;
+	bool in_process = sc->probe && !strcmp(sc->probe->point->comps->name, "process");
 
 	if (n->kind != N_CAST || strcmp(n->name, "@cast") || !s->kernel_cast)
 		return false;
-	if (module)
-		return module->kind == N_STR && (!strcmp(module->str, "kernel") ||
-						 !strncmp(module->str, "kernel<", 7));
-	/* stap takes the probe's own module: the kernel's but in a process probe */
-	return !sc->probe || strcmp(sc->probe->point->comps->name, "process");
+	if (!module)
+		return !in_process;	/* stap takes the probe's own module */
+	if (module->kind != N_STR)
+		return false;
+	for (const char *m = module->str;; m += strcspn(m, ":") + 1) {
+		if (!is_kernel_module_entry(m, strcspn(m, ":"), in_process))
+			return false;
+		if (!m[strcspn(m, ":")])
+			return true;
+	}
 }
 
 /* $x$ where the family cannot pretty-print: an error, before the family sees $x. */
