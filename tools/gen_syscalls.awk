@@ -24,12 +24,83 @@ function points(sfx,   n, v, i, out) {
 	return out
 }
 
+# The reader letter of __syscall_argstr for a variable set on line
+# body[k] by a plain register read, or "".
+function reader(k,   l) {
+	l = body[k]
+	if (l ~ /^\t[a-z_0-9]+ = (int_arg|__int32\((int|uint)_arg)\([1-6]\)\)?$/)
+		return "I"
+	if (l ~ /^\t[a-z_0-9]+ = uint_arg\([1-6]\)$/)
+		return "U"
+	if (l ~ /^\t[a-z_0-9]+ = long_arg\([1-6]\)$/)
+		return "L"
+	if (l ~ /^\t[a-z_0-9]+ = (pointer|ulong)_arg\([1-6]\)$/)
+		return "P"
+	if (l ~ /^\t[a-z_0-9]+ = user_string_quoted\(pointer_arg\([1-6]\)\)$/)
+		return "Q"
+	return ""
+}
+
+# The descriptor reading of variable v before line body[k] ("Q2"), or ""
+# when it is not one plain read that nothing writes again.
+function read_of(v, k,   i, r, def, w) {
+	w = "(^|[^a-z_0-9])" v "[ \t]*([-+*/%|&^.]?=[^=]|\\+\\+|--)|(\\+\\+|--)" v "([^a-z_0-9]|$)"
+	def = -1
+	for (i = 0; i < nbody; i++) {
+		if (i == k || body[i] !~ w)
+			continue
+		if (def >= 0 || i > k || body[i] !~ "^\t" v " = ")
+			return ""
+		def = i
+	}
+	if (def < 0 || (r = reader(def)) == "")
+		return ""
+	match(body[def], /[1-6]\)+$/)
+	return r substr(body[def], RSTART, 1)
+}
+
+# body[k] as a __syscall_argstr call when it is argstr = sprintf("FMT",
+# plain reads...), sprint(read) or a read, or unchanged.
+function describe(k,   l, fmt, n, v, vars, out, i, r) {
+	l = body[k]
+	if (l ~ /^\targstr = sprintf\("[^"%\\]*(%#?[duxops][^"%\\]*)*"(, [a-z_0-9]+)*\)$/) {
+		fmt = l
+		sub(/^\targstr = sprintf\("/, "", fmt)
+		sub(/".*/, "", fmt)
+		v = l
+		sub(/^[^"]*"[^"]*"/, "", v)
+		sub(/\)$/, "", v)
+		n = split(substr(v, 3), vars, ", ")
+	} else if (l ~ /^\targstr = sprint\([a-z_0-9]+\)$/) {
+		fmt = "%d"
+		n = split(substr(l, 18, length(l) - 18), vars, ",")
+	} else if (l ~ /^\targstr = [a-z_0-9]+$/) {
+		fmt = "%s"
+		n = split(substr(l, 11), vars, ",")
+	} else {
+		return l
+	}
+	out = ""
+	for (i = 1; i <= n; i++) {
+		if (!match(fmt, /%#?[duxops]/))
+			return l
+		out = out substr(fmt, 1, RSTART + RLENGTH - 1)
+		fmt = substr(fmt, RSTART + RLENGTH)
+		if ((r = read_of(vars[i], k)) == "")
+			return l
+		out = out r
+	}
+	if (fmt ~ /%/)
+		return l
+	return sprintf("\targstr = __syscall_argstr(\"%s%s\")", out, fmt)
+}
+
 function flush(   i) {
 	if (alias == "")
 		return
 	printf("probe syscall.%s = %s {\n", alias, points(""))
 	for (i = 0; i < nbody; i++)
-		print body[i]
+		print (body[i] ~ /^\targstr = / ? describe(i) : body[i])
 	printf("}\n")
 	if (noret) {
 		printf("probe syscall.%s.return = never {\n\tname = \"%s\"\n", alias, nm)
