@@ -5,7 +5,8 @@
 # 1. Pass 1-4 on the host (-p4 -r KREL), median of N runs (N=${RUNS:-5}):
 #    wall and CPU time (user + system, children included) of the whole
 #    command, each pass's wall time from -v, and the generated C's size, for
-#    a trivial script, syscall.* with name and argstr, syscall.*.return with
+#    a trivial script, one alias with one of its variables (syscall.open's
+#    filename), syscall.* with name and argstr, syscall.*.return with
 #    retstr, and both at once.
 # 2. Arming in the guest: `utap --run` of the modules built in 1, with a
 #    begin probe that exits at once, so the run is load, registration,
@@ -28,6 +29,7 @@ trap 'rm -rf "$T"' EXIT
 TRIVIAL='probe begin { printf("hello %s %d\n", "world", 6*7); exit() }'
 ENTRY='probe syscall.* { printf("%s %s\n", name, argstr) }'
 RETURN='probe syscall.*.return { printf("%s %s\n", name, retstr) }'
+OPEN='probe syscall.open { printf("%s\n", filename) }'
 BOTH='probe syscall.* { printf("%s(%s)\n", name, argstr) } probe syscall.*.return { printf("%s = %s\n", name, retstr) }'
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
@@ -48,16 +50,19 @@ build1() {
 build() {
 	local name=$1 script=$2 c
 	for i in $(seq "$RUNS"); do build1 "$name" "$script"; done > "$T/$name.runs"
-	c=$($UTAP -p3 -r "$KREL" -m "$name" -e "$script" | wc -c)
+	$UTAP -p3 -r "$KREL" -m "$name" -e "$script" > "$T/$name.gen.c"
+	c=$(wc -c < "$T/$name.gen.c")
+	h=$(grep -c '^static void utap_probe_[0-9]*(struct utap_context \*c)$' "$T/$name.gen.c" || true)
 	col() { awk -v k="$1" '{ print $k }' "$T/$name.runs" | median; }
-	printf "%-10s %6.2f s wall %6.2f s CPU | passes 1-4: %5.2f %5.2f %5.2f %6.2f s | C %8d bytes | .ko %8d bytes\n" \
-		"$name" "$(col 1)" "$(col 2)" "$(col 3)" "$(col 4)" "$(col 5)" "$(col 6)" "$c" \
+	printf "%-10s %6.2f s wall %6.2f s CPU | passes 1-4: %5.2f %5.2f %5.2f %6.2f s | C %8d bytes, %3d handler functions | .ko %8d bytes\n" \
+		"$name" "$(col 1)" "$(col 2)" "$(col 3)" "$(col 4)" "$(col 5)" "$(col 6)" "$c" "$h" \
 		"$(stat -c %s "$T/$name.ko")"
 	eval "wall_$name=$(col 1)"
 }
 
 echo "== pass 1-4 for kernel $KREL, median of $RUNS runs (load average $(cut -d' ' -f1-3 /proc/loadavg))"
 build trivial "$TRIVIAL"
+build sc_open "$OPEN; probe begin { exit() }"
 build sc_entry "$ENTRY; probe begin { exit() }"
 build sc_return "$RETURN; probe begin { exit() }"
 build sc_both "$BOTH; probe begin { exit() }"
@@ -68,7 +73,7 @@ printf "syscall.* build: %.2f s wall, %.1fx the trivial script's (goal: under 3 
 # after one run that is not counted
 cat > "$T/arm.sh" <<SH
 $UTAP --run $T/trivial.ko > /dev/null 2>&1	# a first run warms the guest's page cache
-for m in trivial sc_entry sc_return sc_both; do
+for m in trivial sc_open sc_entry sc_return sc_both; do
 	for i in \$(seq $RUNS); do
 		s=\$(date +%s%N)
 		$UTAP --run $T/\$m.ko > /dev/null 2>&1 || echo "\$m: run failed"
@@ -85,7 +90,7 @@ fi
 arm() { awk -v m="$1" '$1 == m { print $2 / 1000 }' "$T/arm.txt" | median; }
 guest=$($UTAP --vm-check 2>/dev/null | sed -n 's/^  accelerator: *\([a-z]*\).*/\1/p')
 echo "== arming in the guest ($guest): utap --run of a module whose begin probe exits, median of $RUNS"
-for m in trivial sc_entry sc_return sc_both; do
+for m in trivial sc_open sc_entry sc_return sc_both; do
 	printf "%-10s %6.2f s  (load, register, unregister, unload; %.2f s more than the trivial module's)\n" \
 		"$m" "$(arm $m)" "$(echo "$(arm $m) - $(arm trivial)" | bc -l)"
 done

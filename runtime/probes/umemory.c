@@ -263,6 +263,20 @@ static void utap_quote(char *out, size_t size, const char *in, size_t n)
 	utap_quote_bytes(out, size, in, n, false);
 }
 
+/* stap's user_string_n_quoted: "..." with escapes, the address in hex on a fault. */
+static void utap_user_string_quoted(char *out, s64 addr, s64 inlen, s64 outlen)
+{
+	char raw[MAXSTRINGLEN];
+	s64 in = clamp_t(s64, inlen + 1, 1, MAXSTRINGLEN);
+	s64 size = clamp_t(s64, outlen + 1, 8, MAXSTRINGLEN);
+	long n = utap_ustring(raw, (u64)addr, (size_t)in);
+
+	if (n < 0)
+		snprintf(out, MAXSTRINGLEN, "0x%llx", (unsigned long long)addr);
+	else
+		utap_quote(out, (size_t)size, raw, (size_t)n);
+}
+
 /* A char as stap's pretty-printer shows it: 'c', escaped, but for '"'. */
 static void utap_piece_char(char *out, size_t room, unsigned char ch)
 {
