@@ -263,14 +263,6 @@ static u64 utap_ufixup_ra(void *ctx, u64 ra, u64 sp)
 	return orig ? orig : ra;
 }
 
-/*
- * Rules decoded by this CPU's walks: the stacks of a process repeat their
- * return addresses, and a hit skips the row lookup and its decoding. Only
- * a walk inside a probe context uses it, and the context's busy flag keeps
- * a nested probe (an irq, an NMI) on this CPU from walking meanwhile.
- */
-static DEFINE_PER_CPU(struct uw_rcache, utap_rcache);
-
 /* The user backtrace of this probe hit, walked once and cached in the context. */
 static struct utap_ustack *utap_ustack_get(struct utap_context *c)
 {
@@ -281,7 +273,13 @@ static struct utap_ustack *utap_ustack_get(struct utap_context *c)
 		.read = utap_uw_read,
 		.find = utap_ufind,
 		.ctx = &w,
-		.rcache = this_cpu_ptr(&utap_rcache),	/* preemption is off in a probe */
+		/*
+		 * The CPU's decoded rules (umods.c): a process's stacks repeat
+		 * their return addresses. Walks run in a probe context, whose
+		 * busy flag keeps a nested probe (irq, NMI) on this CPU from
+		 * walking meanwhile; preemption is off.
+		 */
+		.rcache = this_cpu_ptr(utap_rcache),
 	};
 	struct uw_trace tr = {
 		.pcs = us->pcs,
