@@ -265,7 +265,8 @@ static enum uw_stop plain_step(const struct uwt_rule *rule, const struct uw_plai
 	stop = check_caller_sp(rule, regs, cfa);
 	if (stop)
 		return stop;
-	for (i = 0; i < UWT_NR_SAVED; i++) {
+	/* most frames save nothing: their step is the RA and the SP */
+	for (i = 0; p->at && i < UWT_NR_SAVED; i++) {
 		u64 *v = &regs->val[saved_regs[i]];
 
 		*v = p->at & UW_BIT(saved_regs[i]) ? win[p->save[i]] : *v;
@@ -426,12 +427,8 @@ static const struct uw_rslot *cached_lookup(struct walk_cache *wc, struct uw_rca
 
 	if (wc->row.table == table && rel >= wc->start && rel < wc->end)
 		return &wc->row;
-	if (s && s->table == table && s->pc == rel) {
-		wc->row = *s;
-		wc->start = rel;	/* the cache knows this pc, not its row */
-		wc->end = rel + 1;
-		return &wc->row;
-	}
+	if (s && s->table == table && s->pc == rel)
+		return s;	/* used at once, before this walk fills another slot */
 	rule = uw_table_lookup_range(table, rel, &wc->start, &wc->end);
 	wc->row.table = rule ? table : NULL;
 	if (!rule)
