@@ -257,7 +257,7 @@ static enum uw_stop plain_step(const struct uwt_rule *rule, const struct uw_plai
 	enum uw_stop stop;
 	int i;
 
-	if (!p->words || !uw_known(regs, p->cfa_reg))
+	if (!uw_known(regs, p->cfa_reg))
 		return UW_NR_STOPS;
 	cfa = regs->val[p->cfa_reg] + (s64)p->cfa_off;
 	if (read(ctx, cfa + p->lo, win, p->words * 8))
@@ -290,13 +290,15 @@ static enum uw_stop apply_decoded(const struct uwt_rule *rule, const struct uw_p
 	s32 lo = 0;
 	int i;
 
+	if (p->words) {		/* a plain rule is neither of the kinds below */
+		stop = plain_step(rule, p, regs, flags, read, ctx);
+		if (stop != UW_NR_STOPS)
+			return stop;
+	}
 	if (rule->kind == UWT_SIGNAL)
 		return signal_step(regs, flags, read, ctx);
 	if (rule->ra_how == UWT_RA_UNDEF)
 		return UW_STOP_END;
-	stop = plain_step(rule, p, regs, flags, read, ctx);
-	if (stop != UW_NR_STOPS)
-		return stop;
 	stop = rule_cfa(rule, regs, read, ctx, &cfa);
 	if (stop)
 		return stop;
