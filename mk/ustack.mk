@@ -2,7 +2,7 @@
 # kcontext.c; translator/codegen/ustack.c, runner/tables.c): variants of the target
 # programs the guest tests (testsuite/vm/ustack/) and the bench use.
 
-US_PROGS := $(B)/progs/chain-stripped $(B)/progs/chain-notab
+US_PROGS := $(B)/progs/chain-stripped $(B)/progs/chain-notab $(B)/progs/us_twin2
 
 # every symbol stripped: the frames are addresses, the .eh_frame stays
 $(B)/progs/chain-stripped: $(B)/progs/chain
@@ -14,6 +14,11 @@ $(B)/progs/chain-notab: testsuite/progs/chain.c
 	$(CC) $(PROG_CFLAGS) -g0 -fno-asynchronous-unwind-tables -fno-unwind-tables -o $@.tmp $<
 	objcopy --remove-section=.eh_frame --remove-section=.eh_frame_hdr $@.tmp $@
 	rm -f $@.tmp
+
+# us_twin with the other frame in hop(): the same addresses, other rules
+$(B)/progs/us_twin2: testsuite/progs/us_twin.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PROG_CFLAGS) -DTWIN=2 -o $@ $< -ldl
 
 testsuite-progs: $(US_PROGS)
 

@@ -273,6 +273,13 @@ static struct utap_ustack *utap_ustack_get(struct utap_context *c)
 		.read = utap_uw_read,
 		.find = utap_ufind,
 		.ctx = &w,
+		/*
+		 * The CPU's decoded rules (umods.c): a process's stacks repeat
+		 * their return addresses. Walks run in a probe context, whose
+		 * busy flag keeps a nested probe (irq, NMI) on this CPU from
+		 * walking meanwhile; preemption is off.
+		 */
+		.rcache = this_cpu_ptr(utap_rcache),
 	};
 	struct uw_trace tr = {
 		.pcs = us->pcs,

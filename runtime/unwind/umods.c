@@ -16,6 +16,7 @@
 #include <linux/dcache.h>
 
 #include "unwind/uwtab.c"
+#include "unwind/uwstep.h"
 #include "unwind/render.c"
 
 struct utap_umod_desc {
@@ -96,6 +97,13 @@ static void utap_ustack_report(void)
 			  "inexact or ended there)", n, n == 1 ? "" : "s");
 }
 
+/*
+ * Rules decoded from these files' tables by this CPU's walks (ucontext.c):
+ * allocated at load, so a module carries no bytes for them, and freed with
+ * the tables they point into.
+ */
+static struct uw_rcache __percpu *utap_rcache;
+
 static void utap_umods_exit(void);
 
 static int utap_umods_init(void)
@@ -103,6 +111,9 @@ static int utap_umods_init(void)
 	int i, n = 0;
 	const struct utap_umod_desc *d = utap_gen_umods(&n);
 
+	utap_rcache = alloc_percpu(struct uw_rcache);
+	if (!utap_rcache)
+		return -ENOMEM;
 	for (i = 0; i < n && i < UTAP_MAX_UMODS; i++) {
 		utap_umods[i] = kzalloc(sizeof(*utap_umods[i]), GFP_KERNEL);
 		if (!utap_umods[i]) {
@@ -130,6 +141,8 @@ static void utap_umods_exit(void)
 		utap_umods[i] = NULL;
 	}
 	atomic_set(&utap_numods, 0);
+	free_percpu(utap_rcache);
+	utap_rcache = NULL;
 }
 
 static struct utap_umod *utap_umod_by_inode(const struct inode *inode)

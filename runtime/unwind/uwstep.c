@@ -209,14 +209,14 @@ static enum uw_stop caller_ra(const struct uwt_rule *rule,
 
 /*
  * The frame most rows describe: CFA = register + offset, the RA and every
- * register the rule saves at the CFA, the caller's SP the CFA. Most frames
- * take this path, so it has no branch per register slot: OFF[i] is slot
- * i's CFA offset (the RA's when the slot is not saved), *AT the registers
- * saved (UW_BIT), [*LO, *HI] the offsets the RA and the saves span.
+ * register the rule saves at the CFA, the caller's SP the CFA. Decoded
+ * once per row (and kept in the walk's cache), so applying it has no
+ * branch per register slot: P->save[i] is slot i's word in the window
+ * (the RA's when the slot is not saved), P->at the registers saved.
  */
-static bool plain_frame(const struct uwt_rule *rule, s32 *off, u32 *at, s32 *lo, s32 *hi)
+static void plain_decode(const struct uwt_rule *rule, struct uw_plain *p)
 {
-	s32 l = rule->ra_off, h = rule->ra_off;
+	s32 off[UWT_NR_SAVED] UTAP_NOINIT, l = rule->ra_off, h = rule->ra_off;
 	u32 m = 0, other = 0;
 	int i;
 
@@ -231,11 +231,18 @@ static bool plain_frame(const struct uwt_rule *rule, s32 *off, u32 *at, s32 *lo,
 		h = off[i] > h ? off[i] : h;
 		m |= is_at << saved_regs[i];
 	}
-	*at = m;
-	*lo = l;
-	*hi = h;
-	return !other && rule->kind == UWT_CFA_REG && rule->ra_how == UWT_RA_AT_CFA &&
-	       rule->sp_reg == UWT_SP_IS_CFA && h - l + 8 <= SAVE_WINDOW;
+	memset(p, 0, sizeof(*p));
+	if (other || rule->kind != UWT_CFA_REG || rule->ra_how != UWT_RA_AT_CFA ||
+	    rule->sp_reg != UWT_SP_IS_CFA || h - l + 8 > SAVE_WINDOW)
+		return;
+	p->cfa_off = rule->cfa_off;
+	p->at = m;
+	p->lo = l;
+	p->cfa_reg = rule->cfa_reg;
+	p->words = (h - l) / 8 + 1;
+	p->ra = (rule->ra_off - l) / 8;
+	for (i = 0; i < UWT_NR_SAVED; i++)
+		p->save[i] = (off[i] - l) / 8;
 }
 
 /*
@@ -243,39 +250,38 @@ static bool plain_frame(const struct uwt_rule *rule, s32 *off, u32 *at, s32 *lo,
  * without its per-register dispatch. Anything unusual (an unknown base, a
  * window that does not read) is left to the general path: UW_NR_STOPS.
  */
-static enum uw_stop plain_step(const struct uwt_rule *rule, struct uw_regs *regs,
-			       u32 *flags, uw_read_fn read, void *ctx)
+static enum uw_stop plain_step(const struct uwt_rule *rule, const struct uw_plain *p,
+			       struct uw_regs *regs, u32 *flags, uw_read_fn read, void *ctx)
 {
 	u64 win[SAVE_WINDOW / 8] UTAP_NOINIT, cfa;
-	s32 off[UWT_NR_SAVED] UTAP_NOINIT, lo, hi;
 	enum uw_stop stop;
-	u32 at;
 	int i;
 
-	if (!plain_frame(rule, off, &at, &lo, &hi) || !uw_known(regs, rule->cfa_reg))
+	if (!uw_known(regs, p->cfa_reg))
 		return UW_NR_STOPS;
-	cfa = regs->val[rule->cfa_reg] + (s64)rule->cfa_off;
-	if (read(ctx, cfa + (s64)lo, win, hi - lo + 8))
+	cfa = regs->val[p->cfa_reg] + (s64)p->cfa_off;
+	if (read(ctx, cfa + p->lo, win, p->words * 8))
 		return UW_NR_STOPS;
 	stop = check_caller_sp(rule, regs, cfa);
 	if (stop)
 		return stop;
-	for (i = 0; i < UWT_NR_SAVED; i++) {
+	/* most frames save nothing: their step is the RA and the SP */
+	for (i = 0; p->at && i < UWT_NR_SAVED; i++) {
 		u64 *v = &regs->val[saved_regs[i]];
 
-		*v = at & UW_BIT(saved_regs[i]) ? win[(off[i] - lo) / 8] : *v;
+		*v = p->at & UW_BIT(saved_regs[i]) ? win[p->save[i]] : *v;
 	}
-	regs->val[UWT_RIP] = win[(rule->ra_off - lo) / 8];
+	regs->val[UWT_RIP] = win[p->ra];
 	regs->val[UWT_RSP] = cfa;
 	/* the registers the rule leaves alone keep their value and known bit */
-	regs->known = UW_BIT(UWT_RSP) | UW_BIT(UWT_RIP) | (regs->known & UW_SAVED_MASK) | at;
+	regs->known = UW_BIT(UWT_RSP) | UW_BIT(UWT_RIP) | (regs->known & UW_SAVED_MASK) | p->at;
 	*flags = 0;
 	return UW_STOP_NONE;
 }
 
-UTAP_UNWIND_API
-enum uw_stop uw_apply_rule(const struct uwt_rule *rule, struct uw_regs *regs,
-			   u32 *flags, uw_read_fn read, void *ctx)
+/* RULE, decoded as P, applied to REGS: uw_apply_rule() without the decoding. */
+static enum uw_stop apply_decoded(const struct uwt_rule *rule, const struct uw_plain *p,
+				  struct uw_regs *regs, u32 *flags, uw_read_fn read, void *ctx)
 {
 	u64 cfa, ra, sp, win[SAVE_WINDOW / 8] UTAP_NOINIT, saved[UWT_NR_SAVED] UTAP_NOINIT;
 	u32 known = UW_BIT(UWT_RSP) | UW_BIT(UWT_RIP);
@@ -284,13 +290,15 @@ enum uw_stop uw_apply_rule(const struct uwt_rule *rule, struct uw_regs *regs,
 	s32 lo = 0;
 	int i;
 
+	if (p->words) {		/* a plain rule is neither of the kinds below */
+		stop = plain_step(rule, p, regs, flags, read, ctx);
+		if (stop != UW_NR_STOPS)
+			return stop;
+	}
 	if (rule->kind == UWT_SIGNAL)
 		return signal_step(regs, flags, read, ctx);
 	if (rule->ra_how == UWT_RA_UNDEF)
 		return UW_STOP_END;
-	stop = plain_step(rule, regs, flags, read, ctx);
-	if (stop != UW_NR_STOPS)
-		return stop;
 	stop = rule_cfa(rule, regs, read, ctx, &cfa);
 	if (stop)
 		return stop;
@@ -318,6 +326,16 @@ enum uw_stop uw_apply_rule(const struct uwt_rule *rule, struct uw_regs *regs,
 	regs->known = known;	/* caller-saved registers are gone */
 	*flags = 0;
 	return UW_STOP_NONE;
+}
+
+UTAP_UNWIND_API
+enum uw_stop uw_apply_rule(const struct uwt_rule *rule, struct uw_regs *regs,
+			   u32 *flags, uw_read_fn read, void *ctx)
+{
+	struct uw_plain p UTAP_NOINIT;		/* set by the decoder */
+
+	plain_decode(rule, &p);
+	return apply_decoded(rule, &p, regs, flags, read, ctx);
 }
 
 /* The address to look up: a return address points after the call. */
@@ -373,14 +391,15 @@ static bool fp_step(struct uw_regs *regs, u32 *flags,
 /*
  * What the last frame used: its module while the pcs stay in the range the
  * finder said it holds for (a program's frames, then its library's), and
- * its row, which frames of one function (recursion, a loop of callbacks)
- * share; a lookup decodes up to half a group of rows.
+ * its decoded row, which frames of one function (recursion, a loop of
+ * callbacks) share. Other rows come from the walk ops' cache of decoded
+ * rules when it has the pc, else from the table (a lookup decodes up to
+ * half a group of rows), and then go into that cache.
  */
 struct walk_cache {
 	struct uw_module mod;
-	const void *table;
 	u64 start, end;		/* the row's, file-relative */
-	const struct uwt_rule *rule;
+	struct uw_rslot row;
 };
 
 static bool cached_find(struct walk_cache *wc, const struct uw_walk_ops *ops, u64 pc)
@@ -394,13 +413,34 @@ static bool cached_find(struct walk_cache *wc, const struct uw_walk_ops *ops, u6
 	return false;
 }
 
-static const struct uwt_rule *cached_lookup(struct walk_cache *wc, const void *table, u64 rel)
+/* Where (TABLE, PC) goes in a cache of decoded rules. */
+static u32 rslot_of(const void *table, u64 pc)
 {
-	if (wc->table != table || rel < wc->start || rel >= wc->end) {
-		wc->rule = uw_table_lookup_range(table, rel, &wc->start, &wc->end);
-		wc->table = wc->rule ? table : NULL;
-	}
-	return wc->rule;
+	u64 k = (pc ^ ((u64)(unsigned long)table >> 4)) * 0x9e3779b97f4a7c15ull;
+
+	return (u32)(k >> (64 - UW_RCACHE_BITS));
+}
+
+static const struct uw_rslot *cached_lookup(struct walk_cache *wc, struct uw_rcache *rc,
+					    const void *table, u64 rel)
+{
+	struct uw_rslot *s = rc ? &rc->slot[rslot_of(table, rel)] : NULL;
+	const struct uwt_rule *rule;
+
+	if (wc->row.table == table && rel >= wc->start && rel < wc->end)
+		return &wc->row;
+	if (s && s->table == table && s->pc == rel)
+		return s;	/* used at once, before this walk fills another slot */
+	rule = uw_table_lookup_range(table, rel, &wc->start, &wc->end);
+	wc->row.table = rule ? table : NULL;
+	if (!rule)
+		return NULL;
+	wc->row.pc = rel;
+	wc->row.rule = rule;
+	plain_decode(rule, &wc->row.plain);
+	if (s)
+		*s = wc->row;
+	return &wc->row;
 }
 
 /* Step out of the frame at the current pc, using whatever describes it. */
@@ -408,15 +448,15 @@ static enum uw_stop walk_step(struct uw_regs *regs, u32 *flags, u32 walk_flags,
 			      const struct uw_walk_ops *ops, struct walk_cache *wc)
 {
 	u64 pc = lookup_pc(regs, *flags);
-	const struct uwt_rule *rule = NULL;
+	const struct uw_rslot *row = NULL;
 	enum uw_stop stop = UW_STOP_NO_TABLE;
 
 	if (!cached_find(wc, ops, pc))
 		stop = UW_STOP_NO_MODULE;
 	else if (wc->mod.table)
-		rule = cached_lookup(wc, wc->mod.table, pc - wc->mod.bias);
-	if (rule && rule->kind != UWT_NONE)
-		return uw_apply_rule(rule, regs, flags, ops->read, ops->ctx);
+		row = cached_lookup(wc, ops->rcache, wc->mod.table, pc - wc->mod.bias);
+	if (row && row->rule->kind != UWT_NONE)
+		return apply_decoded(row->rule, &row->plain, regs, flags, ops->read, ops->ctx);
 	if ((walk_flags & UW_WALK_FP_FALLBACK) && fp_step(regs, flags, ops))
 		return UW_STOP_NONE;
 	return stop;

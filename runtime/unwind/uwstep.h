@@ -86,6 +86,43 @@ struct uw_module {
 	u64 start, end;		/* optional: the pcs this answer holds for (the walk asks again outside) */
 };
 
+/*
+ * A rule as a plain frame applies it (CFA = register + offset, the RA and
+ * the saves at the CFA, the caller's SP the CFA): one window of WORDS
+ * words from CFA + LO, then the RA and each saved register a word of it.
+ * WORDS is 0 for any other rule.
+ */
+struct uw_plain {
+	s32 cfa_off;
+	u32 at;			/* UW_BIT of the registers loaded from the window */
+	s16 lo;
+	u8 cfa_reg;
+	u8 words;
+	u8 ra;			/* the RA's word */
+	u8 save[UWT_NR_SAVED];	/* saved register slot i's word (the RA's when not saved) */
+};
+
+/* One decoded row: the rule for file-relative PC of TABLE. */
+struct uw_rslot {
+	const void *table;	/* NULL: empty */
+	u64 pc;
+	const struct uwt_rule *rule;
+	struct uw_plain plain;
+};
+
+/*
+ * Rules decoded by earlier walks, direct-mapped by (table, pc). A
+ * validated table never changes and lives until the tables go, so an
+ * entry stays true; the owner guarantees that one walk at a time uses it
+ * (the module: one per CPU, used under the probe context's busy flag).
+ */
+#define UW_RCACHE_BITS		6
+#define UW_RCACHE_SIZE		(1u << UW_RCACHE_BITS)
+
+struct uw_rcache {
+	struct uw_rslot slot[UW_RCACHE_SIZE];
+};
+
 struct uw_walk_ops {
 	uw_read_fn read;
 	/* 0 and *MOD filled when PC is in a known executable mapping, else -ENOENT */
@@ -96,6 +133,7 @@ struct uw_walk_ops {
 	 */
 	u64 (*fixup_ra)(void *ctx, u64 ra, u64 sp);
 	void *ctx;
+	struct uw_rcache *rcache;	/* optional: decoded rules kept across walks */
 };
 
 /* uw_walk() flags */

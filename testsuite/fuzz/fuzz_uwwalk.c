@@ -5,7 +5,8 @@
  * Input: up to 16 rows (2-byte start delta + a 36-byte rule, bent into
  * range so most tables validate), 17 registers and a known mask, walk
  * flags, then the stack bytes (mapped at STACK). The walk must end, never
- * read outside the reader, and report a consistent trace.
+ * read outside the reader, and report a consistent trace, the same with
+ * a cache of decoded rules as without.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -70,11 +71,12 @@ static void bend(struct uwt_rule *r)
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
 	struct uwmk_row rows[16];
-	struct uw_walk_ops ops = { reader, finder, fixup, NULL };
+	struct uw_walk_ops ops = { reader, finder, fixup, NULL, NULL };
 	struct uw_regs regs;
 	struct uw_trace tr;
-	u64 pcs[MAXF], start = CODE;
-	u8 fl[MAXF];
+	static struct uw_rcache rc;
+	u64 pcs[MAXF], cpcs[MAXF], start = CODE;
+	u8 fl[MAXF], cfl[MAXF];
 	u32 n = 0, flags, i;
 	size_t len;
 
@@ -116,5 +118,16 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	if (tr.nr > MAXF || tr.stop == UW_STOP_NONE || tr.stop >= UW_NR_STOPS ||
 	    tr.inexact > tr.nr)
 		abort();
+	/* the cache of decoded rules changes nothing, cold or warm */
+	memset(&rc, 0, sizeof(rc));	/* this table's bytes are new */
+	ops.rcache = &rc;
+	for (i = 0; i < 2; i++) {
+		struct uw_trace tc = { .pcs = cpcs, .frame_flags = cfl, .max = MAXF };
+
+		uw_walk(&regs, flags & 3, &ops, &tc);
+		if (tc.nr != tr.nr || tc.stop != tr.stop || tc.inexact != tr.inexact ||
+		    memcmp(cpcs, pcs, tr.nr * sizeof(*pcs)) || memcmp(cfl, fl, tr.nr))
+			abort();
+	}
 	return 0;
 }

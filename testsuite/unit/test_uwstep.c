@@ -42,9 +42,8 @@ static int reader(void *ctx, u64 addr, void *dst, u32 len)
 
 static int finder(void *ctx, u64 pc, struct uw_module *m)
 {
-	(void)ctx;
 	if (pc >= CODE && pc < CODE + 0x100000) {
-		m->table = table;
+		m->table = ctx ? ctx : table;	/* a test's other table */
 		m->bias = BIAS;
 		return 0;
 	}
@@ -66,7 +65,7 @@ static u64 fixup(void *ctx, u64 ra, u64 sp)
 	return ra == 0xdead000 ? CODE + 0x300 : ra;
 }
 
-static const struct uw_walk_ops ops = { reader, finder, NULL, NULL };
+static const struct uw_walk_ops ops = { reader, finder, NULL, NULL, NULL };
 
 /* file address -> run-time address */
 static u64 at(u64 file)
@@ -502,7 +501,7 @@ static void walk_through_signal_on_altstack(void)
 static void walk_fixes_return_addresses(void)
 {
 	struct uw_regs r = regs_at(at(0x400010), STACK + 0x100);
-	struct uw_walk_ops o = { reader, finder, fixup, NULL };
+	struct uw_walk_ops o = { reader, finder, fixup, NULL, NULL };
 	struct uw_trace tr;
 	u64 pcs[8];
 
@@ -513,6 +512,63 @@ static void walk_fixes_return_addresses(void)
 	walk(&r, 0, &o, &tr, pcs, 8);
 	CHECK_HEX(pcs[1], CODE + 0x300);
 	CHECK(fixup_calls >= 1);
+}
+
+/*
+ * Two files whose rows start at the same addresses with other rules (two
+ * builds of one program, two processes), walked in turn with one cache of
+ * decoded rules: each walk is the one without the cache, warm or cold.
+ */
+static u64 table2[4096];
+
+static void one_rule_into(u64 *buf, size_t cap, struct uwt_rule rule)
+{
+	struct uwmk_row row = { 0x400000, rule };
+	size_t len = uwmk_table(buf, cap, &row, 1, 0x410000, 6);
+
+	CHECK(len > 0);
+	CHECK_INT(uw_table_validate(buf, len), 0);
+}
+
+static void walk_pcs(void *tab, struct uw_rcache *rc, u64 *pcs, struct uw_trace *tr)
+{
+	struct uw_walk_ops o = { reader, finder, NULL, tab, rc };
+	struct uw_regs r = regs_at(at(0x400010), STACK + 0x100);
+
+	memset(pcs, 0, 8 * sizeof(*pcs));
+	walk(&r, 0, &o, tr, pcs, 8);
+}
+
+static void rule_cache_keys_by_table(void)
+{
+	struct uwt_rule a = uwmk_cfa(UWT_RSP, 16), b = uwmk_cfa(UWT_RSP, 32);
+	static struct uw_rcache rc;
+	u64 want[2][8], got[8];
+	struct uw_trace tr, tw[2];
+	int i, used = 0;
+
+	uwmk_save(&b, 0, UWT_SAVE_AT_CFA, 0, -16);	/* b saves rbx */
+	one_rule_into(table, sizeof(table), a);
+	one_rule_into(table2, sizeof(table2), b);
+	memset(stack, 0, sizeof(stack));
+	*word(STACK + 0x108) = at(0x400300);	/* a's RA, b's rbx */
+	*word(STACK + 0x118) = at(0x400400);	/* b's RA, a's next RA */
+	*word(STACK + 0x128) = at(0x400500);
+	walk_pcs(table, NULL, want[0], &tw[0]);
+	walk_pcs(table2, NULL, want[1], &tw[1]);
+	CHECK(tw[0].nr > 2 && tw[1].nr > 1);
+	CHECK_HEX(want[0][1], at(0x400300));
+	CHECK_HEX(want[1][1], at(0x400400));	/* the same pcs, other frames */
+	memset(&rc, 0, sizeof(rc));
+	for (i = 0; i < 6; i++) {
+		walk_pcs(i & 1 ? table2 : table, &rc, got, &tr);
+		CHECK_INT(tr.nr, tw[i & 1].nr);
+		CHECK_INT(tr.stop, tw[i & 1].stop);
+		CHECK(memcmp(got, want[i & 1], sizeof(got)) == 0);
+	}
+	for (i = 0; i < (int)UW_RCACHE_SIZE; i++)
+		used += rc.slot[i].table != NULL;
+	CHECK(used >= 2);	/* both tables' rows were kept, and met again */
 }
 
 /*
@@ -582,5 +638,6 @@ int main(void)
 	RUN(walk_through_signal_on_altstack);
 	RUN(walk_fixes_return_addresses);
 	RUN(frame_pointer_fallback);
+	RUN(rule_cache_keys_by_table);
 	return unit_done();
 }
