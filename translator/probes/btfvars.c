@@ -799,9 +799,10 @@ static struct val kernel_cast_emit(struct emitter *em, struct derived_probe *d, 
 	return walked_value(em, &w, res);
 }
 
-bool btfvars_ends_on_bitfield(struct session *s, uint32_t type, const struct node *n)
+int btfvars_check_chain(struct session *s, uint32_t type, const struct node *n, bool quiet,
+			bool *bitfield)
 {
-	struct walk w = { .b = btf_get(s), .n = n, .quiet = true, .text = "" };
+	struct walk w = { .b = btf_get(s), .n = n, .quiet = quiet, .text = cparams_var_text(n) };
 	struct place p = { .type = type };
 
 	for (struct node *a = n->args; a; a = a->next) {
@@ -809,9 +810,10 @@ bool btfvars_ends_on_bitfield(struct session *s, uint32_t type, const struct nod
 			 step_index(&w, &p, a);
 
 		if (rc)
-			return false;
+			return -1;
 	}
-	return p.bit_size != 0;
+	*bitfield = p.bit_size != 0;
+	return 0;
 }
 
 struct val btfvars_emit_chain(struct emitter *em, const struct node *n, uint32_t type,

@@ -57,11 +57,13 @@ struct val btfvars_pretty_list(struct emitter *em, const struct node *n, int cou
 
 /*
  * A value the module holds (VALUE, of BTF type TYPE) and n's ->member and
- * [index] chain from it: whether the chain ends on a bit-field (which C
- * cannot take the address of, so the header-typed walk cannot read it), and
- * the walk on the BTF's offsets instead.
+ * [index] chain from it: the check that the members exist (0, or -1 after
+ * reporting why unless quiet), with *bitfield set when the chain ends on
+ * one (which C cannot take the address of, so the header-typed walk cannot
+ * read it), and the walk on the BTF's offsets instead.
  */
-bool btfvars_ends_on_bitfield(struct session *s, uint32_t type, const struct node *n);
+int btfvars_check_chain(struct session *s, uint32_t type, const struct node *n, bool quiet,
+			bool *bitfield);
 struct val btfvars_emit_chain(struct emitter *em, const struct node *n, uint32_t type,
 			      const char *value);
 

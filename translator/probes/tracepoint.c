@@ -255,6 +255,20 @@ static uint32_t arg_btf_type(struct session *s, const struct derived_probe *d, i
 	return i >= 0 ? type : 1;
 }
 
+/*
+ * $p->m...: where the kernel's BTF types argument I, its members exist
+ * (@defined($timer->data) is 0 on a kernel without it, as in stap, and a
+ * misspelt member is a located error, not the C compiler's).
+ */
+static bool chain_exists(struct session *s, const struct derived_probe *d, int i,
+			 const struct node *n, bool quiet)
+{
+	uint32_t type = n->args ? arg_btf_type(s, d, i, n, true) : 0;
+	bool bitfield;
+
+	return !type || btfvars_check_chain(s, type, n, quiet, &bitfield) == 0;
+}
+
 static int tracepoint_target_var(struct session *s, struct derived_probe *d, struct node *n,
 				 bool quiet)
 {
@@ -279,7 +293,7 @@ static int tracepoint_target_var(struct session *s, struct derived_probe *d, str
 
 		return type ? btfvars_pretty_check(s, n, type, quiet) : -1;
 	}
-	if (cparams_check_target(n, quiet))
+	if (cparams_check_target(n, quiet) || !chain_exists(s, d, i, n, quiet))
 		return -1;
 	n->type = TY_LONG;
 	note_pointee(n, &e->params[i]);
@@ -330,7 +344,9 @@ static struct val tracepoint_emit_target_var(struct emitter *em, struct derived_
 		uint32_t type = arg_btf_type(em->s, d, cparams_find(e->params, e->nparams,
 								    n->name + 1), n, true);
 
-		if (type && btfvars_ends_on_bitfield(em->s, type, n))
+		bool bitfield = false;
+
+		if (type && btfvars_check_chain(em->s, type, n, true, &bitfield) == 0 && bitfield)
 			return btfvars_emit_chain(em, n, type, arg_lvalue(d, n->name + 1));
 	}
 	return cparams_emit_target(em, n, arg_lvalue(d, n->name + 1));
