@@ -241,14 +241,15 @@ static void start_fuzzer(struct fuzz_job *j, int seconds, int index)
 	struct stat st;
 	char *cmd;
 
-	cmd = xasprintf("%s -max_total_time=%d -rss_limit_mb=2048 -print_final_stats=0",
+	/* -timeout: one input that runs away fails in a minute, not libFuzzer's 20 */
+	cmd = xasprintf("%s -max_total_time=%d -timeout=60 -rss_limit_mb=2048 -print_final_stats=0",
 			j->bin, seconds);
 	/* the committed corpus is read, never written: new inputs stay in memory */
 	if (stat(corpus, &st) == 0) {
 		free(cmd);
 		cmd = xasprintf("d=$(mktemp -d) && cp -r %s/. $d/ && %s -max_total_time=%d "
-				"-rss_limit_mb=2048 $d; rc=$?; rm -rf $d; exit $rc", corpus, j->bin,
-				seconds);
+				"-timeout=60 -rss_limit_mb=2048 $d; rc=$?; rm -rf $d; exit $rc", corpus,
+				j->bin, seconds);
 	}
 	j->outfile = xasprintf("%s/build/fuzz/.run-%d.out", srcdir, index);
 	j->pid = fork();

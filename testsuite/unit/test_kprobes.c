@@ -393,6 +393,28 @@ TEST(btf_damaged)
 	CHECK(!btf_parse(hdr, sizeof(hdr), &why) && why);
 }
 
+/*
+ * 1 struct loop { 16 anonymous members, each a struct loop }: a damaged
+ * file whose anonymous members nest into themselves. Looking up a member
+ * it lacks ends (the search is bounded in all, not only in depth: 16^32
+ * otherwise).
+ */
+TEST(btf_anonymous_loop)
+{
+	static struct blob b;
+	uint32_t mtype, off, bits;
+	struct btf *btf;
+
+	memset(&b, 0, sizeof(b));
+	str(&b, "");
+	u32s(&b, 3, str(&b, "loop"), INFO(4, 16, 0), 8u);
+	for (int i = 0; i < 16; i++)
+		u32s(&b, 3, 0u, 1u, 0u);
+	btf = blob_btf(&b, NULL);
+	CHECK(btf != NULL);
+	CHECK(btf && !btf_member(btf, 1, "nope", &mtype, &off, &bits));
+}
+
 int main(void)
 {
 	unit_prog = "test_kprobes";
@@ -406,5 +428,6 @@ int main(void)
 	RUN(btf_functions_and_members);
 	RUN(btf_split);
 	RUN(btf_damaged);
+	RUN(btf_anonymous_loop);
 	return unit_done();
 }

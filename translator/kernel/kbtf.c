@@ -275,8 +275,13 @@ void btf_resolve(const struct btf *b, uint32_t type, struct btf_info *out)
 	resolve_at(b, type, out, 0);
 }
 
+/*
+ * Anonymous members are searched depth first; *budget bounds the members
+ * looked at in all, as a damaged file's struct of many anonymous members
+ * that are itself would otherwise cost vlen^depth.
+ */
 static bool member_at(const struct btf *b, uint32_t type, const char *name, uint32_t *mtype,
-		      uint32_t *bit_offset, uint32_t *bit_size, int depth)
+		      uint32_t *bit_offset, uint32_t *bit_size, int depth, long *budget)
 {
 	uint32_t id = skip_mods(b, type);
 	const unsigned char *x;
@@ -285,7 +290,7 @@ static bool member_at(const struct btf *b, uint32_t type, const char *name, uint
 	if (depth > BTF_MAX_DEPTH || !rec(b, id, &r, &x) ||
 	    (kind_of(r.info) != K_STRUCT && kind_of(r.info) != K_UNION))
 		return false;
-	for (unsigned i = 0; i < vlen_of(r.info); i++, x += 12) {
+	for (unsigned i = 0; i < vlen_of(r.info) && --*budget > 0; i++, x += 12) {
 		uint32_t off = rd32(x + 8), bits = 0;
 		const char *mname = str_at(b, rd32(x));
 
@@ -301,7 +306,7 @@ static bool member_at(const struct btf *b, uint32_t type, const char *name, uint
 		}
 		/* members of an anonymous struct or union are the outer one's */
 		if (!*mname && member_at(b, rd32(x + 4), name, mtype, bit_offset, bit_size,
-					 depth + 1)) {
+					 depth + 1, budget)) {
 			*bit_offset += off;
 			return true;
 		}
@@ -312,7 +317,9 @@ static bool member_at(const struct btf *b, uint32_t type, const char *name, uint
 bool btf_member(const struct btf *b, uint32_t type, const char *name, uint32_t *mtype,
 		uint32_t *bit_offset, uint32_t *bit_size)
 {
-	return member_at(b, type, name, mtype, bit_offset, bit_size, 0);
+	long budget = 1L << 20;	/* task_struct, the largest, has a few hundred */
+
+	return member_at(b, type, name, mtype, bit_offset, bit_size, 0, &budget);
 }
 
 bool btf_member_at(const struct btf *b, uint32_t type, unsigned i, const char **name,
